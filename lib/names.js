@@ -1,0 +1,38 @@
+'use strict';
+// Rules for the names that become globals inside the sandbox.
+
+const IDENTIFIER = /^[a-zA-Z_$][a-zA-Z0-9_$]*$/;
+
+// Cloudflare's reserved provider names (spec §2.3), kept exactly.
+const CLOUDFLARE_RESERVED = [
+  '__dispatchers', '__connectors', '__logs', '__CODEMODE_BINARY_TAG', '__bytesToBase64',
+  '__base64ToBytes', '__encodeCodemodeValue', '__decodeCodemodeValue', '__stringifyForCodemode',
+  '__parseForCodemode', 'WorkerEntrypoint', 'CodeExecutor', 'Promise', 'setTimeout', 'Error',
+  'console',
+];
+
+// Globals the sandbox cannot give away: non-configurable ones, and names strict code cannot bind.
+const SANDBOX_RESERVED = ['undefined', 'NaN', 'Infinity', 'globalThis', 'eval', 'arguments'];
+
+const RESERVED = new Set([...CLOUDFLARE_RESERVED, ...SANDBOX_RESERVED]);
+
+// ECMAScript reserved words (including strict-mode and contextual ones that cannot name a
+// binding); Cloudflare lets them through and then fails with a syntax error.
+const KEYWORDS = new Set([
+  'await', 'break', 'case', 'catch', 'class', 'const', 'continue', 'debugger', 'default',
+  'delete', 'do', 'else', 'enum', 'export', 'extends', 'false', 'finally', 'for', 'function',
+  'if', 'import', 'in', 'instanceof', 'new', 'null', 'return', 'super', 'switch', 'this',
+  'throw', 'true', 'try', 'typeof', 'var', 'void', 'while', 'with', 'yield', 'let', 'static',
+  'implements', 'interface', 'package', 'private', 'protected', 'public',
+]);
+
+// Returns an error message for a provider name, or null when it is acceptable.
+function providerNameProblem(name) {
+  if (typeof name !== 'string') return `Provider name must be a string (got ${typeof name})`;
+  if (RESERVED.has(name)) return `Provider name "${name}" is reserved`;
+  if (!IDENTIFIER.test(name)) return `Provider name "${name}" is not a valid JavaScript identifier`;
+  if (KEYWORDS.has(name)) return `Provider name "${name}" is a JavaScript reserved word`;
+  return null;
+}
+
+module.exports = { IDENTIFIER, RESERVED, KEYWORDS, providerNameProblem };

@@ -1,0 +1,78 @@
+//! Faults of the machinery, with stable codes. A program's own failure is never one of these:
+//! it is an outcome carried in the run's `error` text.
+
+use std::fmt;
+
+/// A machinery fault. The code string is part of the public contract and never changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorCode {
+    /// The wait queue is full; the run was not accepted.
+    QueueFull,
+    /// The executor was disposed before the run could start.
+    Disposed,
+    /// The worker running this job died (a panic); the supervisor replaced it.
+    WorkerLost,
+    /// The request or the options were malformed.
+    InvalidArgument,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::QueueFull => "ERR_QUEUE_FULL",
+            ErrorCode::Disposed => "ERR_DISPOSED",
+            ErrorCode::WorkerLost => "ERR_WORKER_LOST",
+            ErrorCode::InvalidArgument => "ERR_INVALID_ARGUMENT",
+        }
+    }
+}
+
+/// A fault with its code and a human message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl Fault {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Fault { code, message: message.into() }
+    }
+    pub fn queue_full(max: usize) -> Self {
+        Fault::new(ErrorCode::QueueFull, format!("The execution queue is full ({max} runs waiting)"))
+    }
+    pub fn disposed() -> Self {
+        Fault::new(ErrorCode::Disposed, "The executor has been disposed")
+    }
+    pub fn worker_lost(detail: &str) -> Self {
+        Fault::new(
+            ErrorCode::WorkerLost,
+            format!("The worker running this execution was lost ({detail}); it has been replaced"),
+        )
+    }
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Fault::new(ErrorCode::InvalidArgument, message)
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code.as_str(), self.message)
+    }
+}
+
+impl std::error::Error for Fault {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_stable() {
+        assert_eq!(ErrorCode::QueueFull.as_str(), "ERR_QUEUE_FULL");
+        assert_eq!(ErrorCode::Disposed.as_str(), "ERR_DISPOSED");
+        assert_eq!(ErrorCode::WorkerLost.as_str(), "ERR_WORKER_LOST");
+        assert_eq!(ErrorCode::InvalidArgument.as_str(), "ERR_INVALID_ARGUMENT");
+        assert_eq!(Fault::queue_full(3).to_string(), "ERR_QUEUE_FULL: The execution queue is full (3 runs waiting)");
+    }
+}

@@ -1,0 +1,13 @@
+//! @supolka/codemode-executor: programs written by language models, each run in a fresh V8
+//! isolate on a supervised pool of threads, with tool calls answered by the host's JavaScript.
+//!
+//! Layers (see ARCHITECTURE.md): `api` (napi only) → `pool` (queue, workers, watchdog) →
+//! `sandbox` (V8 only) ↔ `bridge` (call envelopes, reply routing). `limits` holds every bound,
+//! `error` the stable fault codes.
+
+pub mod api;
+pub mod bridge;
+pub mod error;
+pub mod limits;
+pub mod pool;
+pub mod sandbox;

@@ -1,0 +1,172 @@
+//! One thread that stops runs from outside. A run that never yields is terminated a grace period
+//! after its deadline; a run that still holds its thread long after that (a builtin that ignores
+//! termination) is abandoned: its job is answered and its worker replaced.
+
+use crate::sandbox::{StopReason, Terminator, TIMED_OUT};
+use std::collections::HashMap;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+/// Answers an abandoned run with the given error text and replaces its worker. Shared with the
+/// sandbox's wedge hook; whichever fires first takes it.
+pub type AbandonAction = Arc<Mutex<Option<Box<dyn FnOnce(String) + Send>>>>;
+
+pub fn abandon_action(action: impl FnOnce(String) + Send + 'static) -> AbandonAction {
+    Arc::new(Mutex::new(Some(Box::new(action))))
+}
+
+/// Runs the action if nobody has yet.
+pub fn fire(action: &AbandonAction, message: String) {
+    let taken = action.lock().unwrap_or_else(|p| p.into_inner()).take();
+    if let Some(action) = taken {
+        action(message);
+    }
+}
+
+struct Entry {
+    terminate_at: Instant,
+    abandon_at: Instant,
+    terminator: Terminator,
+    terminated: bool,
+    on_abandon: AbandonAction,
+}
+
+#[derive(Default)]
+struct State {
+    entries: HashMap<u64, Entry>,
+    next_id: u64,
+    shutdown: bool,
+}
+
+struct Inner {
+    state: Mutex<State>,
+    wake: Condvar,
+}
+
+impl Inner {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+pub struct Watchdog {
+    inner: Arc<Inner>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+/// Keeps a run under watch until dropped.
+pub struct Armed {
+    id: u64,
+    inner: Arc<Inner>,
+}
+
+impl Drop for Armed {
+    fn drop(&mut self) {
+        self.inner.lock().entries.remove(&self.id);
+    }
+}
+
+impl Watchdog {
+    pub fn start() -> Watchdog {
+        let inner = Arc::new(Inner { state: Mutex::new(State::default()), wake: Condvar::new() });
+        let thread_inner = inner.clone();
+        let thread = std::thread::Builder::new()
+            .name("codemode-watchdog".into())
+            .spawn(move || watch(&thread_inner))
+            .expect("spawn the watchdog thread");
+        Watchdog { inner, thread: Mutex::new(Some(thread)) }
+    }
+
+    /// Watches a run: terminate at `terminate_at`, abandon at `abandon_at` if still running.
+    pub fn arm(&self, terminate_at: Instant, abandon_at: Instant, terminator: Terminator, on_abandon: AbandonAction) -> Armed {
+        let mut state = self.inner.lock();
+        let id = state.next_id;
+        state.next_id += 1;
+        state.entries.insert(id, Entry { terminate_at, abandon_at, terminator, terminated: false, on_abandon });
+        drop(state);
+        self.inner.wake.notify_one();
+        Armed { id, inner: self.inner.clone() }
+    }
+
+    pub fn shutdown(&self) {
+        self.inner.lock().shutdown = true;
+        self.inner.wake.notify_one();
+        let handle = self.thread.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(handle) = handle {
+            let _ = handle.join();
+        }
+    }
+}
+
+fn watch(inner: &Inner) {
+    let mut state = inner.lock();
+    loop {
+        if state.shutdown {
+            return;
+        }
+        let now = Instant::now();
+        let mut abandoned = Vec::new();
+        let mut next: Option<Instant> = None;
+        state.entries.retain(|_, entry| {
+            if !entry.terminated && now >= entry.terminate_at {
+                entry.terminator.terminate(StopReason::Timeout);
+                entry.terminated = true;
+            }
+            if entry.terminated && now >= entry.abandon_at {
+                abandoned.push(entry.on_abandon.clone());
+                return false;
+            }
+            let due = if entry.terminated { entry.abandon_at } else { entry.terminate_at };
+            next = Some(next.map_or(due, |n| n.min(due)));
+            true
+        });
+        if !abandoned.is_empty() {
+            drop(state);
+            for action in abandoned {
+                fire(&action, TIMED_OUT.to_string());
+            }
+            state = inner.lock();
+            continue;
+        }
+        state = match next {
+            Some(at) => inner.wake.wait_timeout(state, at.saturating_duration_since(now)).map(|(s, _)| s).unwrap_or_else(|p| p.into_inner().0),
+            None => inner.wake.wait(state).unwrap_or_else(|p| p.into_inner()),
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    #[test]
+    fn terminates_then_abandons_a_run_that_does_not_finish() {
+        let dog = Watchdog::start();
+        let t = Terminator::detached();
+        let abandoned = Arc::new(AtomicBool::new(false));
+        let flag = abandoned.clone();
+        let now = Instant::now();
+        let _armed = dog.arm(now + Duration::from_millis(20), now + Duration::from_millis(60), t.clone(), abandon_action(move |_| flag.store(true, Ordering::SeqCst)));
+        std::thread::sleep(Duration::from_millis(40));
+        assert_eq!(t.reason(), Some(StopReason::Timeout));
+        assert!(!abandoned.load(Ordering::SeqCst));
+        std::thread::sleep(Duration::from_millis(80));
+        assert!(abandoned.load(Ordering::SeqCst));
+        dog.shutdown();
+    }
+
+    #[test]
+    fn a_disarmed_run_is_left_alone() {
+        let dog = Watchdog::start();
+        let t = Terminator::detached();
+        let now = Instant::now();
+        let armed = dog.arm(now + Duration::from_millis(30), now + Duration::from_millis(40), t.clone(), abandon_action(|_| panic!("abandoned")));
+        drop(armed);
+        std::thread::sleep(Duration::from_millis(60));
+        assert_eq!(t.reason(), None);
+        dog.shutdown();
+    }
+}

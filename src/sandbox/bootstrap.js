@@ -1,0 +1,253 @@
+// The sandbox bootstrap. Evaluated once in every fresh context, before any program code, as a
+// function expression that receives the natives of `natives.rs`. It returns the helpers the
+// worker calls later; none of them, and none of the natives, are reachable from the global
+// object. Everything it needs from the language is captured here first, so a program that
+// overwrites builtins only breaks itself, never a bound (the bounds are enforced natively).
+(function bootstrap(nativeCall, nativeLog, nativeArrayLength, maxArrayLike) {
+  'use strict';
+  const global = globalThis;
+  const ObjectCtor = Object;
+  const { defineProperty, hasOwn } = Object;
+  const objectToString = Object.prototype.toString;
+  const StringCtor = String;
+  const ErrorCtor = Error;
+  const TypeErrorCtor = TypeError;
+  const RangeErrorCtor = RangeError;
+  const ProxyCtor = Proxy;
+  const SetCtor = Set;
+  const setHas = Set.prototype.has;
+  const ArrayCtor = Array;
+  const ReflectApply = Reflect.apply;
+  const jsonStringify = JSON.stringify;
+  const jsonParse = JSON.parse;
+  const MathMin = Math.min;
+  const MathMax = Math.max;
+  const MathTrunc = Math.trunc;
+  const NumberCtor = Number;
+
+  // ---- No WebAssembly -----------------------------------------------------------------------
+  // Its memories are allocated outside both the heap limit and the ArrayBuffer budget, and
+  // Workers do not allow compiling WebAssembly from bytes either.
+  delete global.WebAssembly;
+
+  // ---- Guarded array builtins -------------------------------------------------------------
+  // Some Array.prototype builtins loop in C++ without checking for termination, or allocate a
+  // copy as long as the receiver claims to be, when called on huge array-likes (measured on the
+  // V8 we link: `includes` on { length: 2 ** 40 } ignores TerminateExecution; `sort`, `fill`,
+  // `toReversed`, `with`, `toSpliced` on long array-likes abort the whole process). The
+  // wrappers below let a builtin see only genuine arrays of bounded length: a genuine array (not
+  // a proxy) longer than the cap is refused; any other receiver is copied into a genuine array
+  // by a JavaScript loop (which termination can stop), the builtin runs on the copy, and for
+  // the mutating methods the copy is written back.
+  function toLength(value) {
+    const n = MathTrunc(NumberCtor(value));
+    if (!(n > 0)) return 0;
+    return MathMin(n, 2 ** 53 - 1);
+  }
+  function refuse(name, length) {
+    throw new RangeErrorCtor(
+      `Array.prototype.${name}: length ${length} exceeds the sandbox limit of ${maxArrayLike} elements`);
+  }
+  function snapshot(object, length) {
+    const copy = new ArrayCtor(length);
+    for (let i = 0; i < length; i++) {
+      if (i in object) copy[i] = object[i];
+    }
+    return copy;
+  }
+  function writeBack(object, copy, oldLength) {
+    const newLength = copy.length;
+    for (let i = 0; i < newLength; i++) {
+      if (i in copy) object[i] = copy[i];
+      else delete object[i];
+    }
+    for (let i = newLength; i < oldLength; i++) delete object[i];
+    object.length = newLength;
+  }
+  function guard(name, mutating) {
+    const original = ArrayCtor.prototype[name];
+    if (typeof original !== 'function') return;
+    const wrapper = {
+      [name](...args) {
+        const length = nativeArrayLength(this);
+        if (length >= 0) {
+          if (length > maxArrayLike) refuse(name, length);
+          return ReflectApply(original, this, args);
+        }
+        if (this === null || this === undefined) {
+          throw new TypeErrorCtor(`Array.prototype.${name} called on null or undefined`);
+        }
+        const object = ObjectCtor(this);
+        const claimed = toLength(object.length);
+        if (claimed > maxArrayLike) refuse(name, claimed);
+        const copy = snapshot(object, claimed);
+        const result = ReflectApply(original, copy, args);
+        if (mutating) {
+          writeBack(object, copy, claimed);
+          if (result === copy) return object;
+        }
+        return result;
+      },
+    }[name];
+    defineProperty(ArrayCtor.prototype, name, {
+      value: wrapper, writable: true, enumerable: false, configurable: true,
+    });
+  }
+  for (const name of ['includes', 'indexOf', 'lastIndexOf', 'join', 'toLocaleString', 'slice',
+    'toReversed', 'toSorted', 'toSpliced', 'with', 'flat', 'flatMap']) {
+    guard(name, false);
+  }
+  for (const name of ['reverse', 'copyWithin', 'fill', 'sort', 'shift', 'unshift', 'splice']) {
+    guard(name, true);
+  }
+
+  // ---- console -----------------------------------------------------------------------------
+  function show(value) {
+    try {
+      return StringCtor(value);
+    } catch {
+      try {
+        return ReflectApply(objectToString, value, []);
+      } catch {
+        return '[object]';
+      }
+    }
+  }
+  function line(args) {
+    let text = '';
+    for (let i = 0; i < args.length; i++) {
+      if (i > 0) text += ' ';
+      text += show(args[i]);
+    }
+    return text;
+  }
+  const LOG = 0, WARN = 1, ERROR = 2;
+  const noop = () => {};
+  const counts = new Map();
+  const timers = new Map();
+  const consoleObject = {
+    log(...args) { nativeLog(LOG, line(args)); },
+    info(...args) { nativeLog(LOG, line(args)); },
+    debug(...args) { nativeLog(LOG, line(args)); },
+    trace(...args) { nativeLog(LOG, line(args)); },
+    dir(value) { nativeLog(LOG, show(value)); },
+    dirxml(...args) { nativeLog(LOG, line(args)); },
+    table(value) { nativeLog(LOG, show(value)); },
+    warn(...args) { nativeLog(WARN, line(args)); },
+    error(...args) { nativeLog(ERROR, line(args)); },
+    assert(condition, ...args) {
+      if (!condition) {
+        nativeLog(ERROR, args.length ? 'Assertion failed: ' + line(args) : 'Assertion failed');
+      }
+    },
+    count(label = 'default') {
+      const key = show(label);
+      const n = (counts.get(key) || 0) + 1;
+      counts.set(key, n);
+      nativeLog(LOG, `${key}: ${n}`);
+    },
+    countReset(label = 'default') { counts.delete(show(label)); },
+    time(label = 'default') { timers.set(show(label), Date.now()); },
+    timeLog(label = 'default', ...args) {
+      const key = show(label);
+      if (timers.has(key)) {
+        const rest = args.length ? ' ' + line(args) : '';
+        nativeLog(LOG, `${key}: ${Date.now() - timers.get(key)}ms${rest}`);
+      }
+    },
+    timeEnd(label = 'default') {
+      const key = show(label);
+      if (timers.has(key)) {
+        nativeLog(LOG, `${key}: ${Date.now() - timers.get(key)}ms`);
+        timers.delete(key);
+      }
+    },
+    group(...args) { if (args.length) nativeLog(LOG, line(args)); },
+    groupCollapsed(...args) { if (args.length) nativeLog(LOG, line(args)); },
+    groupEnd: noop,
+    clear: noop,
+    profile: noop,
+    profileEnd: noop,
+    timeStamp: noop,
+  };
+  defineProperty(global, 'console', {
+    value: consoleObject, writable: true, enumerable: false, configurable: true,
+  });
+
+  // ---- fetch (no network unless an outbound handler is configured) ---------------------------
+  const NOT_PERMITTED = 'This worker is not permitted to access the internet via global ' +
+    "functions like fetch(). It must use capabilities (such as bindings in 'env') to talk to " +
+    'the outside world.';
+  defineProperty(global, 'fetch', {
+    value: async function fetch() { throw new ErrorCtor(NOT_PERMITTED); },
+    writable: true, enumerable: false, configurable: true,
+  });
+
+  // ---- Provider namespaces ------------------------------------------------------------------
+  function makeTool(provider, tool, known) {
+    return async (...args) => {
+      if (!ReflectApply(setHas, known, [tool])) {
+        throw new ErrorCtor(`Tool "${tool}" not found`);
+      }
+      const reply = await nativeCall(provider, tool, jsonStringify(args));
+      let parsed;
+      try {
+        parsed = jsonParse(reply);
+      } catch {
+        throw new ErrorCtor(`The host's reply to ${provider}.${tool} is not valid JSON`);
+      }
+      if (parsed === null || typeof parsed !== 'object') {
+        throw new ErrorCtor(`The host's reply to ${provider}.${tool} is not an object`);
+      }
+      if (parsed.error) throw new ErrorCtor(show(parsed.error));
+      return parsed.result;
+    };
+  }
+  function installProviders(providersJson) {
+    const providers = jsonParse(providersJson);
+    for (const { name, tools } of providers) {
+      const known = new SetCtor(tools);
+      const namespace = new ProxyCtor({}, {
+        get(target, key) {
+          if (hasOwn(target, key)) return target[key];
+          if (typeof key !== 'string') return undefined;
+          return makeTool(name, key, known);
+        },
+      });
+      defineProperty(global, name, {
+        value: namespace, writable: false, enumerable: false, configurable: false,
+      });
+    }
+  }
+
+  // ---- Results and errors --------------------------------------------------------------------
+  function strictReplacer(key, value) {
+    const type = typeof value;
+    if (type === 'function' || type === 'symbol' || type === 'bigint') {
+      throw new TypeErrorCtor(`a ${type} value cannot be transferred`);
+    }
+    return value;
+  }
+  // Returns the JSON text of the result, or undefined for undefined. Throws for values that
+  // cannot be transferred (functions, symbols, bigints, cycles).
+  function encodeResult(value) {
+    if (value === undefined) return undefined;
+    return jsonStringify(value, strictReplacer);
+  }
+  // The text the host reports for a thrown value: the message of an Error, String(value) for
+  // anything else.
+  function describeError(error) {
+    try {
+      if (error instanceof ErrorCtor || (error !== null && typeof error === 'object' &&
+        typeof error.message === 'string' && typeof error.name === 'string')) {
+        const message = show(error.message);
+        return message === '' ? show(error) : message;
+      }
+      return show(error);
+    } catch {
+      return 'The program threw a value whose message could not be read';
+    }
+  }
+
+  return { installProviders, encodeResult, describeError };
+})

@@ -1,0 +1,372 @@
+//! The only code that touches V8: process-wide initialisation, one isolate per run with the
+//! bootstrap installed, and the run itself (providers, program, promise pumping, results).
+
+mod allocator;
+mod natives;
+mod termination;
+
+pub use termination::{StopReason, Terminator, WedgeHook};
+
+use crate::bridge::{check_size, RunEvent, ToolSink};
+use crate::limits::{Limits, MIB};
+use allocator::{new_allocator, ArrayBufferBudget};
+use crossbeam_channel::{Receiver, RecvTimeoutError};
+use natives::{RunState, SharedRunState};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::rc::Rc;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Once};
+use std::time::Instant;
+use termination::TerminationState;
+
+const BOOTSTRAP: &str = include_str!("bootstrap.js");
+
+pub const TIMED_OUT: &str = "Execution timed out";
+const NEVER_SETTLES: &str = "The program is waiting on a promise that can never settle (no tool call is pending)";
+
+/// Initialises V8 once per process. V8 runs only on the pool's threads; this may be called
+/// from any of them.
+pub fn init_v8() {
+    static INIT: Once = Once::new();
+    INIT.call_once(|| {
+        let platform = v8::new_default_platform(0, false).make_shared();
+        v8::V8::initialize_platform(platform);
+        v8::V8::initialize();
+    });
+}
+
+/// What one run needs from its caller.
+pub struct Program<'a> {
+    pub run_id: u64,
+    /// The program source: an expression evaluating to a function.
+    pub code: &'a str,
+    /// JSON array of `{ name, tools }`; names were validated by the caller.
+    pub providers_json: &'a str,
+    pub limits: &'a Limits,
+    pub deadline: Instant,
+    pub sink: Arc<dyn ToolSink>,
+    pub events: &'a Receiver<RunEvent>,
+}
+
+/// What one run produced.
+#[derive(Debug, Default)]
+pub struct RunOutput {
+    /// JSON text of the result; `None` for `undefined` (or when the run failed).
+    pub result_json: Option<String>,
+    pub error: Option<String>,
+    pub logs: Vec<String>,
+    pub tool_calls: u32,
+    pub heap_used_bytes: u64,
+}
+
+struct Helpers {
+    install: v8::Global<v8::Function>,
+    encode: v8::Global<v8::Function>,
+    describe: v8::Global<v8::Function>,
+}
+
+/// A fresh isolate with its context bootstrapped, ready for exactly one run.
+pub struct Sandbox {
+    // Field order is drop order: handles into the isolate go before the isolate itself, and the
+    // termination state outlives the isolate whose heap callback points at it.
+    helpers: Helpers,
+    context: v8::Global<v8::Context>,
+    isolate: v8::OwnedIsolate,
+    termination: Arc<TerminationState>,
+    limits: Limits,
+}
+
+/// Extra heap granted, at most `HEAP_GRANTS` times, so a terminated run can unwind.
+const HEAP_GRANTS: u32 = 2;
+
+unsafe extern "C" fn near_heap_limit(data: *mut c_void, current: usize, initial: usize) -> usize {
+    // SAFETY: `data` is the `TerminationState` owned by the `Sandbox` that owns this isolate;
+    // the sandbox drops the isolate before that state.
+    let state = unsafe { &*(data as *const TerminationState) };
+    state.terminate(StopReason::Memory);
+    if state.heap_grants.fetch_add(1, Ordering::AcqRel) < HEAP_GRANTS {
+        return current + (initial / 4).max(8 * MIB);
+    }
+    // The program kept allocating after termination was requested (some optimized code does
+    // not check for it). Returning now would make V8 abort the whole process; instead the run is
+    // answered, the worker replaced, and this thread parked for good with its bounded heap.
+    let message = memory_message(state.heap_limit_bytes);
+    if state.wedge(message) {
+        loop {
+            std::thread::park();
+        }
+    }
+    current
+}
+
+fn memory_message(heap_limit_bytes: usize) -> String {
+    format!(
+        "Memory exhausted: the program exceeded its memory limit of {} MB (memoryLimitMb)",
+        heap_limit_bytes / MIB
+    )
+}
+
+impl Sandbox {
+    /// Creates the isolate and context and runs the bootstrap.
+    pub fn new(limits: &Limits) -> Result<Sandbox, String> {
+        init_v8();
+        let termination = Arc::new(TerminationState::new(limits.heap_bytes));
+        let budget = Arc::new(ArrayBufferBudget::new(limits.array_buffer_bytes, termination.clone()));
+        let params = v8::CreateParams::default()
+            .heap_limits(0, limits.heap_bytes)
+            .array_buffer_allocator(new_allocator(budget));
+        let mut isolate = v8::Isolate::new(params);
+        termination.attach(isolate.thread_safe_handle());
+        isolate.add_near_heap_limit_callback(near_heap_limit, Arc::as_ptr(&termination) as *mut c_void);
+        isolate.set_microtasks_policy(v8::MicrotasksPolicy::Explicit);
+        let (context, helpers) = bootstrap(&mut isolate, limits)?;
+        Ok(Sandbox { helpers, context, isolate, termination, limits: limits.clone() })
+    }
+
+    /// The limits this isolate was built for.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// A handle that stops this sandbox's run from another thread.
+    pub fn terminator(&self) -> Terminator {
+        Terminator(self.termination.clone())
+    }
+
+    /// Runs one program to completion. A sandbox serves exactly one run: the caller drops it
+    /// afterwards (recycle, don't repair).
+    pub fn run(&mut self, program: Program<'_>) -> RunOutput {
+        let state: SharedRunState = Rc::new(RefCell::new(RunState {
+            run_id: program.run_id,
+            limits: program.limits.clone(),
+            sink: program.sink.clone(),
+            termination: self.termination.clone(),
+            next_call_id: 0,
+            tool_calls: 0,
+            pending: HashMap::new(),
+            logs: Vec::new(),
+            log_bytes: 0,
+            breach: None,
+        }));
+        self.isolate.set_slot(state.clone());
+        let outcome = self.execute(&program, &state);
+        let heap_used_bytes = self.isolate.get_heap_statistics().used_heap_size() as u64;
+        let mut st = state.borrow_mut();
+        st.pending.clear();
+        let (result_json, error) = match outcome {
+            Ok(json) => (json, None),
+            Err(message) => (None, Some(message)),
+        };
+        RunOutput {
+            result_json,
+            error,
+            logs: std::mem::take(&mut st.logs),
+            tool_calls: st.tool_calls,
+            heap_used_bytes,
+        }
+    }
+
+    /// The message for a run that was stopped, if it was.
+    fn stop_message(&self, state: &SharedRunState) -> Option<String> {
+        Some(match self.termination.reason()? {
+            StopReason::Timeout => TIMED_OUT.to_string(),
+            StopReason::Memory => memory_message(self.termination.heap_limit_bytes),
+            StopReason::Breach => state
+                .borrow()
+                .breach
+                .clone()
+                .unwrap_or_else(|| "A sandbox bound was exceeded".to_string()),
+        })
+    }
+
+    fn execute(&mut self, program: &Program<'_>, state: &SharedRunState) -> Result<Option<String>, String> {
+        let stopped = |sandbox: &Sandbox| sandbox.stop_message(state);
+        // Take what the scopes need before they borrow the isolate.
+        let context_global = self.context.clone();
+        let install = self.helpers.install.clone();
+        let encode = self.helpers.encode.clone();
+        let describe = self.helpers.describe.clone();
+        let result = {
+            let isolate = &mut self.isolate;
+            v8::scope!(let handle_scope, isolate);
+            let context = v8::Local::new(handle_scope, &context_global);
+            let scope = &mut v8::ContextScope::new(handle_scope, context);
+            v8::tc_scope!(let tc, scope);
+            run_program(tc, program, state, &install, &encode, &describe)
+        };
+        match result {
+            Ok(json) => Ok(json),
+            Err(Failure::Stopped) => Err(stopped(self).unwrap_or_else(|| "Execution was terminated".to_string())),
+            Err(Failure::Message(message)) => Err(stopped(self).unwrap_or(message)),
+        }
+    }
+}
+
+/// How a run failed inside the scopes: either with a message, or stopped from outside (the
+/// message then comes from the termination reason).
+enum Failure {
+    Stopped,
+    Message(String),
+}
+
+/// The text of the exception caught by `tc`, or `Stopped` if execution was terminated.
+fn caught(tc: &mut v8::PinnedRef<'_, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>, describe: &v8::Global<v8::Function>) -> Failure {
+    if tc.has_terminated() || tc.is_execution_terminating() {
+        return Failure::Stopped;
+    }
+    let Some(exception) = tc.exception() else { return Failure::Message("Unknown error".to_string()) };
+    describe_value(tc, exception, describe)
+}
+
+fn describe_value(
+    tc: &mut v8::PinnedRef<'_, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>,
+    value: v8::Local<'_, v8::Value>,
+    describe: &v8::Global<v8::Function>,
+) -> Failure {
+    let describe = v8::Local::new(tc, describe);
+    let undefined = v8::undefined(tc).into();
+    match describe.call(tc, undefined, &[value]) {
+        Some(text) => Failure::Message(text.to_rust_string_lossy(tc)),
+        None => Failure::Stopped,
+    }
+}
+
+fn run_program(
+    tc: &mut v8::PinnedRef<'_, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>,
+    program: &Program<'_>,
+    state: &SharedRunState,
+    install: &v8::Global<v8::Function>,
+    encode: &v8::Global<v8::Function>,
+    describe: &v8::Global<v8::Function>,
+) -> Result<Option<String>, Failure> {
+    let undefined: v8::Local<v8::Value> = v8::undefined(tc).into();
+
+    // Provider namespaces.
+    let install = v8::Local::new(tc, install);
+    let providers = v8::String::new(tc, program.providers_json)
+        .ok_or_else(|| Failure::Message("The provider list is too large".to_string()))?;
+    if install.call(tc, undefined, &[providers.into()]).is_none() {
+        return Err(caught(tc, describe));
+    }
+
+    // The program: an expression evaluating to a function, called with no arguments.
+    let source = format!("({}\n)", program.code);
+    let source = v8::String::new(tc, &source)
+        .ok_or_else(|| Failure::Message("The program source is too large".to_string()))?;
+    let Some(script) = v8::Script::compile(tc, source, None) else {
+        return Err(caught(tc, describe));
+    };
+    let Some(function) = script.run(tc) else {
+        return Err(caught(tc, describe));
+    };
+    let Ok(function) = v8::Local::<v8::Function>::try_from(function) else {
+        let kind = function.type_of(tc).to_rust_string_lossy(tc);
+        return Err(Failure::Message(format!(
+            "The program must evaluate to a function, such as `async () => {{ ... }}` (it evaluated to a {kind})"
+        )));
+    };
+    let Some(returned) = function.call(tc, undefined, &[]) else {
+        return Err(caught(tc, describe));
+    };
+
+    // Settle the returned value: pump microtasks, answer tool calls, watch the deadline.
+    let value = match v8::Local::<v8::Promise>::try_from(returned) {
+        Err(_) => returned,
+        Ok(promise) => loop {
+            tc.perform_microtask_checkpoint();
+            if tc.is_execution_terminating() || tc.has_terminated() {
+                return Err(Failure::Stopped);
+            }
+            match promise.state() {
+                v8::PromiseState::Fulfilled => break promise.result(tc),
+                v8::PromiseState::Rejected => {
+                    let reason = promise.result(tc);
+                    return Err(describe_value(tc, reason, describe));
+                }
+                v8::PromiseState::Pending => {}
+            }
+            if Instant::now() >= program.deadline {
+                return Err(Failure::Message(TIMED_OUT.to_string()));
+            }
+            if state.borrow().pending.is_empty() {
+                return Err(Failure::Message(NEVER_SETTLES.to_string()));
+            }
+            match program.events.recv_deadline(program.deadline) {
+                Ok(RunEvent::Reply { call_id, json }) => {
+                    let resolver = state.borrow_mut().pending.remove(&call_id);
+                    if let Some(resolver) = resolver {
+                        let resolver = v8::Local::new(tc, &resolver);
+                        let Some(reply) = v8::String::new(tc, &json) else {
+                            return Err(Failure::Message("A tool reply is too large for the sandbox".to_string()));
+                        };
+                        resolver.resolve(tc, reply.into());
+                    }
+                }
+                Ok(RunEvent::Breach(message)) => return Err(Failure::Message(message)),
+                Err(RecvTimeoutError::Timeout) => return Err(Failure::Message(TIMED_OUT.to_string())),
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(Failure::Message("The host closed this run's channel".to_string()))
+                }
+            }
+        },
+    };
+
+    // Transfer the result as JSON text, bounded.
+    let encode = v8::Local::new(tc, encode);
+    let Some(encoded) = encode.call(tc, undefined, &[value]) else {
+        return match caught(tc, describe) {
+            Failure::Message(m) => Err(Failure::Message(format!("The result could not be transferred: {m}"))),
+            stopped => Err(stopped),
+        };
+    };
+    if encoded.is_undefined() {
+        return Ok(None);
+    }
+    let encoded = encoded.to_string(tc).ok_or(Failure::Stopped)?;
+    // UTF-16 length first, so an oversized result is refused before it is copied out.
+    check_size("The result", encoded.length(), program.limits.max_result_bytes, "maxResultBytes")
+        .map_err(Failure::Message)?;
+    let json = encoded.to_rust_string_lossy(tc);
+    check_size("The result", json.len(), program.limits.max_result_bytes, "maxResultBytes")
+        .map_err(Failure::Message)?;
+    Ok(Some(json))
+}
+
+/// Creates the context, runs the bootstrap with the natives, and keeps its helpers.
+fn bootstrap(isolate: &mut v8::OwnedIsolate, limits: &Limits) -> Result<(v8::Global<v8::Context>, Helpers), String> {
+    v8::scope!(let handle_scope, isolate);
+    let context = v8::Context::new(handle_scope, Default::default());
+    let scope = &mut v8::ContextScope::new(handle_scope, context);
+    v8::tc_scope!(let tc, scope);
+    let fail = |what: &str| format!("Sandbox bootstrap failed: {what}");
+    let source = v8::String::new(tc, BOOTSTRAP).ok_or_else(|| fail("source"))?;
+    let script = v8::Script::compile(tc, source, None).ok_or_else(|| fail("compile"))?;
+    let factory = script.run(tc).ok_or_else(|| fail("evaluate"))?;
+    let factory = v8::Local::<v8::Function>::try_from(factory).map_err(|_| fail("not a function"))?;
+    let call = v8::Function::new(tc, natives::call_tool).ok_or_else(|| fail("natives"))?;
+    let log = v8::Function::new(tc, natives::log_line).ok_or_else(|| fail("natives"))?;
+    let array_length = v8::Function::new(tc, natives::array_length).ok_or_else(|| fail("natives"))?;
+    let cap = v8::Number::new(tc, limits.max_array_like_length as f64);
+    let undefined = v8::undefined(tc).into();
+    let helpers = factory
+        .call(tc, undefined, &[call.into(), log.into(), array_length.into(), cap.into()])
+        .ok_or_else(|| {
+            let detail = tc.exception().map(|e| e.to_rust_string_lossy(tc)).unwrap_or_default();
+            fail(&detail)
+        })?;
+    let helpers = v8::Local::<v8::Object>::try_from(helpers).map_err(|_| fail("helpers"))?;
+    let get = |tc: &mut v8::PinnedRef<'_, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>, name: &str| -> Result<v8::Global<v8::Function>, String> {
+        let key = v8::String::new(tc, name).ok_or_else(|| fail(name))?;
+        let value = helpers.get(tc, key.into()).ok_or_else(|| fail(name))?;
+        let function = v8::Local::<v8::Function>::try_from(value).map_err(|_| fail(name))?;
+        Ok(v8::Global::new(tc, function))
+    };
+    let helpers = Helpers {
+        install: get(tc, "installProviders")?,
+        encode: get(tc, "encodeResult")?,
+        describe: get(tc, "describeError")?,
+    };
+    Ok((v8::Global::new(tc, context), helpers))
+}

@@ -1,0 +1,164 @@
+//! The native functions handed to the bootstrap, and the per-run state they work on. They are
+//! never installed on the global object: only the bootstrap's closures can reach them.
+
+use super::termination::{StopReason, TerminationState};
+use crate::bridge::{size_breach, ToolCall, ToolSink};
+use crate::limits::Limits;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// Console levels as the bootstrap numbers them.
+const LEVEL_WARN: i32 = 1;
+const LEVEL_ERROR: i32 = 2;
+
+/// The state of the run in progress, kept in an isolate slot so callbacks can reach it.
+pub(crate) struct RunState {
+    pub run_id: u64,
+    pub limits: Limits,
+    pub sink: Arc<dyn ToolSink>,
+    pub termination: Arc<TerminationState>,
+    pub next_call_id: u32,
+    pub tool_calls: u32,
+    pub pending: HashMap<u32, v8::Global<v8::PromiseResolver>>,
+    pub logs: Vec<String>,
+    pub log_bytes: usize,
+    /// The message of a broken bound; set together with `StopReason::Breach`.
+    pub breach: Option<String>,
+}
+
+pub(crate) type SharedRunState = Rc<RefCell<RunState>>;
+
+impl RunState {
+    fn stop_with(&mut self, message: String) {
+        if self.breach.is_none() {
+            self.breach = Some(message);
+        }
+        self.termination.terminate(StopReason::Breach);
+    }
+}
+
+fn run_state(scope: &mut v8::PinScope) -> Option<SharedRunState> {
+    scope.get_slot::<SharedRunState>().cloned()
+}
+
+fn throw_error(scope: &mut v8::PinScope, message: &str) {
+    if let Some(text) = v8::String::new(scope, message) {
+        let error = v8::Exception::error(scope, text);
+        scope.throw_exception(error);
+    }
+}
+
+/// Runs a callback body, turning a Rust panic into a thrown JS error: a panic must never
+/// unwind through V8's frames.
+fn shielded(scope: &mut v8::PinScope, body: impl FnOnce(&mut v8::PinScope)) {
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(scope)));
+    if outcome.is_err() {
+        throw_error(scope, "Internal error in the sandbox bridge");
+    }
+}
+
+/// `nativeCall(provider, tool, argsJson)` → a promise of the reply's JSON text.
+pub(crate) fn call_tool(
+    scope: &mut v8::PinScope,
+    args: v8::FunctionCallbackArguments,
+    mut rv: v8::ReturnValue<v8::Value>,
+) {
+    shielded(scope, |scope| {
+        let Some(state) = run_state(scope) else {
+            return throw_error(scope, "Tool calls are only possible while a program runs");
+        };
+        let (provider, tool, args_json) = (args.get(0), args.get(1), args.get(2));
+        if !provider.is_string() || !tool.is_string() || !args_json.is_string() {
+            return throw_error(scope, "Invalid tool call");
+        }
+        let mut st = state.borrow_mut();
+        st.tool_calls += 1;
+        if st.tool_calls > st.limits.max_tool_calls {
+            let max = st.limits.max_tool_calls;
+            return st.stop_with(format!(
+                "Too many tool calls: the run made more than {max} (maxToolCalls)"
+            ));
+        }
+        let args_string = args_json.to_rust_string_lossy(scope);
+        if args_string.len() > st.limits.max_args_bytes {
+            let msg = size_breach(
+                "The arguments of a tool call",
+                args_string.len(),
+                st.limits.max_args_bytes,
+                "maxArgsBytes",
+            );
+            return st.stop_with(msg);
+        }
+        let Some(resolver) = v8::PromiseResolver::new(scope) else { return };
+        let promise = resolver.get_promise(scope);
+        let call_id = st.next_call_id;
+        st.next_call_id += 1;
+        let call = ToolCall {
+            call_id,
+            provider: provider.to_rust_string_lossy(scope),
+            tool: tool.to_rust_string_lossy(scope),
+            args_json: args_string,
+        };
+        if st.sink.send(st.run_id, call) {
+            let global = v8::Global::new(scope, resolver);
+            st.pending.insert(call_id, global);
+        } else if let Some(text) = v8::String::new(scope, "The host is no longer accepting tool calls") {
+            let error = v8::Exception::error(scope, text);
+            resolver.reject(scope, error);
+        }
+        rv.set(promise.into());
+    });
+}
+
+/// `nativeLog(level, text)`: appends one captured console line.
+pub(crate) fn log_line(
+    scope: &mut v8::PinScope,
+    args: v8::FunctionCallbackArguments,
+    _rv: v8::ReturnValue<v8::Value>,
+) {
+    shielded(scope, |scope| {
+        let Some(state) = run_state(scope) else { return };
+        let level = args.get(0).int32_value(scope).unwrap_or(0);
+        let text = args.get(1);
+        let mut st = state.borrow_mut();
+        if st.logs.len() >= st.limits.max_log_lines {
+            let max = st.limits.max_log_lines;
+            return st.stop_with(format!("Too many log lines: the run logged more than {max} (maxLogLines)"));
+        }
+        // Check the UTF-16 length first so a huge string is refused before it is copied.
+        let units = text.to_string(scope).map(|s| s.length()).unwrap_or(0);
+        let remaining = st.limits.max_log_bytes.saturating_sub(st.log_bytes);
+        if units > remaining {
+            let msg = size_breach("The console output", st.log_bytes + units, st.limits.max_log_bytes, "maxLogBytes");
+            return st.stop_with(msg);
+        }
+        let body = text.to_rust_string_lossy(scope);
+        let line = match level {
+            LEVEL_WARN => format!("[warn] {body}"),
+            LEVEL_ERROR => format!("[error] {body}"),
+            _ => body,
+        };
+        if st.log_bytes + line.len() > st.limits.max_log_bytes {
+            let msg = size_breach("The console output", st.log_bytes + line.len(), st.limits.max_log_bytes, "maxLogBytes");
+            return st.stop_with(msg);
+        }
+        st.log_bytes += line.len();
+        st.logs.push(line);
+    });
+}
+
+/// `nativeArrayLength(value)`: the length of a genuine Array (never a proxy), or -1.
+pub(crate) fn array_length(
+    scope: &mut v8::PinScope,
+    args: v8::FunctionCallbackArguments,
+    mut rv: v8::ReturnValue<v8::Value>,
+) {
+    let value = args.get(0);
+    let length = match v8::Local::<v8::Array>::try_from(value) {
+        Ok(array) => array.length() as f64,
+        Err(_) => -1.0,
+    };
+    rv.set(v8::Number::new(scope, length).into());
+}

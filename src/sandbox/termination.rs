@@ -1,0 +1,110 @@
+//! Why a run was stopped, and the handle that stops it from any thread.
+
+use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Called (once) when the isolate's thread is about to be parked for good; receives the error
+/// text for the run. Set by whoever can answer the run and replace the thread.
+pub type WedgeHook = Box<dyn FnOnce(String) + Send>;
+
+/// The reason recorded by whoever stopped a run first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// The wall-clock deadline passed.
+    Timeout = 1,
+    /// The heap or the ArrayBuffer budget was exhausted.
+    Memory = 2,
+    /// A message bound was broken (the run's state holds the message).
+    Breach = 3,
+}
+
+impl StopReason {
+    fn from_u8(v: u8) -> Option<StopReason> {
+        match v {
+            1 => Some(StopReason::Timeout),
+            2 => Some(StopReason::Memory),
+            3 => Some(StopReason::Breach),
+            _ => None,
+        }
+    }
+}
+
+/// Shared between the isolate's thread, the watchdog, V8's heap callback and the allocator.
+pub(crate) struct TerminationState {
+    reason: AtomicU8,
+    handle: OnceLock<v8::IsolateHandle>,
+    /// How often the near-heap-limit callback has granted extra room to unwind.
+    pub(crate) heap_grants: AtomicU32,
+    pub(crate) heap_limit_bytes: usize,
+    wedge_hook: Mutex<Option<WedgeHook>>,
+}
+
+impl TerminationState {
+    pub(crate) fn new(heap_limit_bytes: usize) -> Self {
+        TerminationState {
+            reason: AtomicU8::new(0),
+            handle: OnceLock::new(),
+            heap_grants: AtomicU32::new(0),
+            heap_limit_bytes,
+            wedge_hook: Mutex::new(None),
+        }
+    }
+
+    pub(crate) fn attach(&self, handle: v8::IsolateHandle) {
+        let _ = self.handle.set(handle);
+    }
+
+    /// Records `reason` unless another was recorded first, and terminates the isolate's
+    /// JavaScript execution. Safe from any thread.
+    pub(crate) fn terminate(&self, reason: StopReason) {
+        let _ = self.reason.compare_exchange(0, reason as u8, Ordering::AcqRel, Ordering::Acquire);
+        if let Some(handle) = self.handle.get() {
+            handle.terminate_execution();
+        }
+    }
+
+    pub(crate) fn reason(&self) -> Option<StopReason> {
+        StopReason::from_u8(self.reason.load(Ordering::Acquire))
+    }
+
+    /// Runs the wedge hook, if one is set and has not run yet. Returns whether one ran.
+    pub(crate) fn wedge(&self, message: String) -> bool {
+        let hook = self.wedge_hook.lock().unwrap_or_else(|p| p.into_inner()).take();
+        match hook {
+            Some(hook) => {
+                hook(message);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// A cloneable, thread-safe way to stop one sandbox's run from outside (the watchdog).
+#[derive(Clone)]
+pub struct Terminator(pub(crate) Arc<TerminationState>);
+
+impl Terminator {
+    pub fn terminate(&self, reason: StopReason) {
+        self.0.terminate(reason);
+    }
+
+    /// Sets what happens if the run's thread has to be given up inside V8 (memory exhausted
+    /// while the program ignores termination): the hook answers the run and replaces the worker.
+    pub fn on_wedge(&self, hook: WedgeHook) {
+        *self.0.wedge_hook.lock().unwrap_or_else(|p| p.into_inner()) = Some(hook);
+    }
+}
+
+impl Terminator {
+    /// A terminator attached to no isolate, for testing whoever holds one.
+    #[cfg(test)]
+    pub fn detached() -> Terminator {
+        Terminator(Arc::new(TerminationState::new(0)))
+    }
+
+    /// The reason recorded so far.
+    pub fn reason(&self) -> Option<StopReason> {
+        self.0.reason()
+    }
+}
