@@ -211,6 +211,8 @@
         get(target, key) {
           if (hasOwn(target, key)) return target[key];
           if (typeof key !== 'string') return undefined;
+          // Not thenable by accident: `await namespace` must not call a tool named "then".
+          if (key === 'then' && !ReflectApply(setHas, known, ['then'])) return undefined;
           return makeTool(name, key, known);
         },
       });
