@@ -18,10 +18,27 @@ export declare class NativeExecutor {
    * has already ended (a late reply) or the reply broke the size bound.
    */
   reply(runId: number, callId: number, json: string): boolean
+  get limits(): NativeLimits
   stats(): NativeStats
   /** Stops the pool; resolves once every worker has exited. */
   dispose(): object
   get disposed(): boolean
+}
+
+/** The effective bounds of an executor (defaults with the options applied). */
+export interface NativeLimits {
+  workers: number
+  maxQueue: number
+  timeout: number
+  memoryLimitMb: number
+  maxArgsBytes: number
+  maxReplyBytes: number
+  maxResultBytes: number
+  maxLogLines: number
+  maxLogBytes: number
+  maxToolCalls: number
+  maxCodeBytes: number
+  maxArrayLikeLength: number
 }
 
 /** Options of the native executor (the JS wrapper validates them first, with the same rules). */

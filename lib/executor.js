@@ -146,6 +146,11 @@ class IsolateExecutor {
     return native.execute(nativeRequest, onToolCall).then(shapeReport);
   }
 
+  /** The effective bounds: the defaults with this executor's options applied. */
+  get limits() {
+    return { ...this.#native.limits };
+  }
+
   /** Counters of the pool: workers, busy, queued, completed, lost, abandoned, replaced. */
   stats() {
     const s = this.#native.stats();

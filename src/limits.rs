@@ -18,7 +18,9 @@ pub struct Limits {
     /// How long a terminated run may keep its thread before the worker is abandoned and replaced
     /// (some V8 builtins do not check for termination while they loop).
     pub abandon_after: Duration,
-    /// V8 heap budget of one isolate, in bytes. Exceeding it ends the run with a memory error.
+    /// V8 heap budget of one isolate, in bytes. Reaching it ends the run with a memory error.
+    /// While the terminated run unwinds, V8 is granted up to two more budgets' worth (see
+    /// `sandbox::near_heap_limit`), so the peak of one isolate is at most three times this.
     pub heap_bytes: usize,
     /// Bytes of ArrayBuffer / TypedArray backing stores one isolate may hold at once. They live
     /// outside V8's heap, so they are counted by our own allocator.

@@ -3,10 +3,11 @@
 //! turned into rejected promises with `code` by `lib/executor.js`; option errors are thrown with
 //! an `ERR_INVALID_ARGUMENT: ` prefix that the same file turns into `code`.
 
-use crate::bridge::{ReplyRouter, Routed, ToolCall, ToolSink};
+use crate::bridge::{check_size, ReplyRouter, Routed, ToolCall, ToolSink};
 use crate::error::Fault;
-use crate::limits::Limits;
-use crate::pool::{Completion, FaultInjection, Job, Outcome, Pool};
+use crate::limits::{Limits, MIB};
+use crate::pool::{Completion, FaultInjection, Job, Outcome, Pool, Report};
+use crate::sandbox::RunOutput;
 use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
@@ -63,6 +64,23 @@ pub struct NativeReport {
     pub heap_used_bytes: f64,
     pub fault_code: Option<String>,
     pub fault_message: Option<String>,
+}
+
+/// The effective bounds of an executor (defaults with the options applied).
+#[napi(object)]
+pub struct NativeLimits {
+    pub workers: u32,
+    pub max_queue: u32,
+    pub timeout: f64,
+    pub memory_limit_mb: u32,
+    pub max_args_bytes: f64,
+    pub max_reply_bytes: f64,
+    pub max_result_bytes: f64,
+    pub max_log_lines: f64,
+    pub max_log_bytes: f64,
+    pub max_tool_calls: u32,
+    pub max_code_bytes: f64,
+    pub max_array_like_length: f64,
 }
 
 #[napi(object)]
@@ -234,13 +252,6 @@ impl NativeExecutor {
         if let Some(mb) = memory_mb(request.memory_limit_mb)? {
             limits.set_memory_mb(mb);
         }
-        if request.code.len() > limits.max_code_bytes {
-            return Err(invalid(format!(
-                "code is too large ({} bytes > {} byte limit, maxCodeBytes)",
-                request.code.len(),
-                limits.max_code_bytes
-            )));
-        }
         let fault = match request.fault_injection.as_deref() {
             Some("panic") if self.fault_injection_enabled => Some(FaultInjection::Panic),
             _ => None,
@@ -250,6 +261,14 @@ impl NativeExecutor {
             .callee_handled::<false>()
             .build()?;
         let (deferred, promise) = env.create_deferred::<NativeReport, Resolver>()?;
+        // Oversized code is the program's failure (a breached bound), not a fault.
+        if let Err(message) = check_size("The program source", request.code.len(), limits.max_code_bytes, "maxCodeBytes") {
+            let output = RunOutput { error: Some(message), ..RunOutput::default() };
+            let outcome = Ok(Report { output, queued: Duration::ZERO, run: Duration::ZERO, total: Duration::ZERO });
+            let report = report(outcome);
+            deferred.resolve(Box::new(move |_env| Ok(report)));
+            return Ok(promise);
+        }
         let run_id = self.next_run.fetch_add(1, Ordering::Relaxed);
         let events = self.router.open(run_id, limits.max_reply_bytes);
         let router = self.router.clone();
@@ -283,6 +302,25 @@ impl NativeExecutor {
             return false;
         }
         self.router.route(run_id as u64, call_id, json) == Routed::Delivered
+    }
+
+    #[napi(getter)]
+    pub fn limits(&self) -> NativeLimits {
+        let l = self.pool.limits();
+        NativeLimits {
+            workers: l.workers as u32,
+            max_queue: l.max_queue as u32,
+            timeout: l.timeout.as_secs_f64() * 1000.0,
+            memory_limit_mb: (l.heap_bytes / MIB) as u32,
+            max_args_bytes: l.max_args_bytes as f64,
+            max_reply_bytes: l.max_reply_bytes as f64,
+            max_result_bytes: l.max_result_bytes as f64,
+            max_log_lines: l.max_log_lines as f64,
+            max_log_bytes: l.max_log_bytes as f64,
+            max_tool_calls: l.max_tool_calls,
+            max_code_bytes: l.max_code_bytes as f64,
+            max_array_like_length: l.max_array_like_length as f64,
+        }
     }
 
     #[napi]
