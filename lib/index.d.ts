@@ -1,0 +1,114 @@
+/** Options of an executor. Every bound is per run unless said otherwise. */
+export interface IsolateExecutorOptions {
+  /** Worker threads, each running one isolate at a time. Default: available parallelism. */
+  workers?: number
+  /** Runs waiting for a worker; one more rejects at once with ERR_QUEUE_FULL. Default 10 000. */
+  maxQueue?: number
+  /** Wall-clock budget of one run in ms, including time spent awaiting tools. Default 60 000. */
+  timeout?: number
+  /** V8 heap budget of one isolate in MB (16–16384); ArrayBuffer memory has the same budget. Default 128. */
+  memoryLimitMb?: number
+  /** Message bounds; a breach ends the run with an `error` naming the bound. */
+  limits?: {
+    /** Bytes of one tool call's argument JSON. Default 8 MiB. */
+    maxArgsBytes?: number
+    /** Bytes of one dispatch reply. Default 32 MiB. */
+    maxReplyBytes?: number
+    /** Bytes of the result's JSON. Default 32 MiB. */
+    maxResultBytes?: number
+    /** Console lines per run. Default 10 000. */
+    maxLogLines?: number
+    /** Bytes of all console lines of a run. Default 4 MiB. */
+    maxLogBytes?: number
+    /** Tool calls per run. Default 10 000. */
+    maxToolCalls?: number
+    /** Bytes of program source. Default 4 MiB. */
+    maxCodeBytes?: number
+  }
+}
+
+/** A provider: a global namespace in the sandbox whose listed tools are async functions. */
+export interface NativeProvider {
+  name: string
+  tools: string[]
+}
+
+/**
+ * Answers one tool call: `argsJson` is the JSON text of the argument array; the reply is the
+ * JSON text `{"result": ...}` or `{"error": "message"}` (or a promise of it).
+ */
+export type Dispatch = (provider: string, tool: string, argsJson: string) => string | Promise<string>
+
+export interface NativeExecuteRequest {
+  /** An expression evaluating to a function (usually `async () => { ... }`), called with no arguments. */
+  code: string
+  providers?: NativeProvider[]
+  dispatch?: Dispatch
+  /** Overrides the executor's timeout for this run (ms). */
+  timeout?: number
+  /** Overrides the executor's memory limit for this run (MB). */
+  memoryLimitMb?: number
+}
+
+export interface NativeExecuteResult {
+  /** The program's value (JSON data); `undefined` when it returned nothing or failed. */
+  result: unknown
+  /** Present only when the program failed: its message, or the bound it broke. */
+  error?: string
+  /** Captured console lines; `warn` prefixed `[warn] `, `error` prefixed `[error] `. */
+  logs: string[]
+  timing: { queuedMs: number; runMs: number; totalMs: number }
+  stats: { toolCalls: number; heapUsedBytes: number }
+}
+
+export interface ExecutorLimits {
+  workers: number
+  maxQueue: number
+  timeout: number
+  memoryLimitMb: number
+  maxArgsBytes: number
+  maxReplyBytes: number
+  maxResultBytes: number
+  maxLogLines: number
+  maxLogBytes: number
+  maxToolCalls: number
+  maxCodeBytes: number
+  /** Longest receiver a guarded Array.prototype method accepts (memory / 16 elements). */
+  maxArrayLikeLength: number
+}
+
+export interface ExecutorStats {
+  workers: number
+  busy: number
+  queued: number
+  completed: number
+  /** Runs whose worker panicked (rejected with ERR_WORKER_LOST). */
+  lost: number
+  /** Runs whose thread could not be stopped and was given up. */
+  abandoned: number
+  /** Workers started to replace lost or abandoned ones. */
+  replaced: number
+  isolatesCreated: number
+  liveRuns: number
+}
+
+export declare class IsolateExecutor {
+  constructor(options?: IsolateExecutorOptions)
+  /** Runs one program in a fresh isolate. Rejects only for machinery faults (see ErrorCodes). */
+  execute(request: NativeExecuteRequest): Promise<NativeExecuteResult>
+  readonly limits: ExecutorLimits
+  stats(): ExecutorStats
+  /** Queued runs reject with ERR_DISPOSED; started runs finish; later calls reject with ERR_DISPOSED. */
+  dispose(): Promise<void>
+}
+
+export declare const ErrorCodes: {
+  readonly QUEUE_FULL: 'ERR_QUEUE_FULL'
+  readonly DISPOSED: 'ERR_DISPOSED'
+  readonly WORKER_LOST: 'ERR_WORKER_LOST'
+  readonly INVALID_ARGUMENT: 'ERR_INVALID_ARGUMENT'
+}
+
+export declare class CodemodeExecutorError extends Error {
+  readonly code: 'ERR_QUEUE_FULL' | 'ERR_DISPOSED' | 'ERR_WORKER_LOST' | 'ERR_INVALID_ARGUMENT'
+}
