@@ -44,11 +44,11 @@ test('dispose lets the running run finish, fails queued runs, and refuses later 
   const g = gate();
   const running = ex.execute({ code: 'async () => api.wait()', providers: [{ name: 'api', tools: ['wait'] }], dispatch: g.dispatch });
   await g.firstCall;
-  const queued = ex.execute({ code: 'async () => "never runs"' });
+  const queued = assert.rejects(ex.execute({ code: 'async () => "never runs"' }), { code: 'ERR_DISPOSED' });
   const disposing = ex.dispose();
   g.release();
   assert.equal((await running).result, 'released');
-  await assert.rejects(queued, { code: 'ERR_DISPOSED' });
+  await queued;
   await disposing;
   await assert.rejects(ex.execute({ code: 'async () => 1' }), { code: 'ERR_DISPOSED' });
   assert.equal(ex.stats().workers, 0);

@@ -161,13 +161,16 @@ fn limits_from(options: &NativeOptions) -> Result<Limits> {
     Ok(limits)
 }
 
-/// Tool calls go to the host's JS callback `(runId, callId, provider, tool, argsJson)`.
+/// Tool calls go to the host's JS callback `(runId, callId, provider, tool, argsJson)`. Weak:
+/// the run's pending promise is what keeps Node's event loop alive, so a thread that had to be
+/// abandoned (and still holds this callback) never keeps the host process from exiting.
 type ToolCallback = ThreadsafeFunction<
     FnArgs<(i64, u32, String, String, String)>,
     (),
     FnArgs<(i64, u32, String, String, String)>,
     Status,
     false,
+    true,
 >;
 
 struct JsToolSink {
@@ -259,6 +262,7 @@ impl NativeExecutor {
         let callback: ToolCallback = on_tool_call
             .build_threadsafe_function::<FnArgs<(i64, u32, String, String, String)>>()
             .callee_handled::<false>()
+            .weak::<true>()
             .build()?;
         let (deferred, promise) = env.create_deferred::<NativeReport, Resolver>()?;
         // Oversized code is the program's failure (a breached bound), not a fault.

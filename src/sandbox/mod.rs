@@ -123,6 +123,9 @@ impl Sandbox {
         termination.attach(isolate.thread_safe_handle());
         isolate.add_near_heap_limit_callback(near_heap_limit, Arc::as_ptr(&termination) as *mut c_void);
         isolate.set_microtasks_policy(v8::MicrotasksPolicy::Explicit);
+        // A blocking `Atomics.wait` would park the worker with nothing to wake it (as on a
+        // browser's main thread, it throws instead).
+        isolate.set_allow_atomics_wait(false);
         let (context, helpers) = bootstrap(&mut isolate, limits)?;
         Ok(Sandbox { helpers, context, isolate, termination, limits: limits.clone() })
     }
