@@ -46,7 +46,7 @@
   }
   function refuse(name, length) {
     throw new RangeErrorCtor(
-      `Array.prototype.${name}: length ${length} exceeds the sandbox limit of ${maxArrayLike} elements`);
+      `Array${name === 'from' ? '' : '.prototype'}.${name}: length ${length} exceeds the sandbox limit of ${maxArrayLike} elements`);
   }
   function snapshot(object, length) {
     const copy = new ArrayCtor(length);
@@ -93,10 +93,57 @@
       value: wrapper, writable: true, enumerable: false, configurable: true,
     });
   }
+  // The callback methods skip holes without calling back, so a sparse receiver with a huge
+  // length loops in the builtin without ever returning to JavaScript (measured: `map`, `filter`,
+  // `some`, `reduce` on { length: 2 ** 32 - 1 } ignore termination).
   for (const name of ['includes', 'indexOf', 'lastIndexOf', 'join', 'toLocaleString', 'slice',
-    'toReversed', 'toSorted', 'toSpliced', 'with', 'flat', 'flatMap']) {
+    'toReversed', 'toSorted', 'toSpliced', 'with', 'flat', 'flatMap', 'forEach', 'map', 'filter',
+    'some', 'every', 'reduce', 'reduceRight']) {
     guard(name, false);
   }
+  // concat spreads objects marked Symbol.isConcatSpreadable by walking their claimed length in
+  // the builtin (measured: { length: 2 ** 30 } ignores termination). Such objects are replaced
+  // by bounded genuine copies; genuine arrays pass as they are.
+  const originalConcat = ArrayCtor.prototype.concat;
+  const spreadableKey = Symbol.isConcatSpreadable;
+  function concatOperand(value) {
+    if (value === null || typeof value !== 'object' || nativeArrayLength(value) >= 0 ||
+      !value[spreadableKey]) {
+      return value;
+    }
+    const claimed = toLength(value.length);
+    if (claimed > maxArrayLike) refuse('concat', claimed);
+    return snapshot(value, claimed);
+  }
+  defineProperty(ArrayCtor.prototype, 'concat', {
+    value: {
+      concat(...items) {
+        const receiver = (this === null || this === undefined) ? this : concatOperand(ObjectCtor(this));
+        const operands = [];
+        for (let i = 0; i < items.length; i++) operands[i] = concatOperand(items[i]);
+        return ReflectApply(originalConcat, receiver, operands);
+      },
+    }.concat,
+    writable: true, enumerable: false, configurable: true,
+  });
+
+  // Array.from on a non-iterable array-like walks its claimed length in the builtin.
+  const originalFrom = ArrayCtor.from;
+  const iteratorKey = Symbol.iterator;
+  defineProperty(ArrayCtor, 'from', {
+    value: {
+      from(items, ...rest) {
+        if (items !== null && items !== undefined && typeof items[iteratorKey] !== 'function') {
+          const object = ObjectCtor(items);
+          const claimed = toLength(object.length);
+          if (claimed > maxArrayLike) refuse('from', claimed);
+          return ReflectApply(originalFrom, this, [snapshot(object, claimed), ...rest]);
+        }
+        return ReflectApply(originalFrom, this, [items, ...rest]);
+      },
+    }.from,
+    writable: true, enumerable: false, configurable: true,
+  });
   for (const name of ['reverse', 'copyWithin', 'fill', 'sort', 'shift', 'unshift', 'splice']) {
     guard(name, true);
   }
