@@ -41,6 +41,8 @@ pub struct Limits {
     pub max_log_bytes: usize,
     /// Tool calls one run may make.
     pub max_tool_calls: u32,
+    /// Timers (`setTimeout` / `setInterval`) armed at once in one run.
+    pub max_timers: usize,
     /// Bytes of program source.
     pub max_code_bytes: usize,
     /// Runs waiting for a worker; one more is rejected at once with `ERR_QUEUE_FULL`.
@@ -67,6 +69,7 @@ impl Default for Limits {
             max_log_lines: 10_000,
             max_log_bytes: 4 * MIB,
             max_tool_calls: 10_000,
+            max_timers: 10_000,
             max_code_bytes: 4 * MIB,
             max_queue: 10_000,
             workers: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2),

@@ -3,8 +3,13 @@
 // worker calls later; none of them, and none of the natives, are reachable from the global
 // object. Everything it needs from the language is captured here first, so a program that
 // overwrites builtins only breaks itself, never a bound (the bounds are enforced natively).
-(function bootstrap(nativeCall, nativeLog, nativeArrayLength, maxArrayLike) {
+// The Web platform globals are installed by web.js, evaluated right after this file.
+(function bootstrap(natives) {
   'use strict';
+  const nativeCall = natives.call;
+  const nativeLog = natives.log;
+  const nativeArrayLength = natives.arrayLength;
+  const maxArrayLike = natives.maxArrayLike;
   const global = globalThis;
   const ObjectCtor = Object;
   const { defineProperty, hasOwn } = Object;

@@ -13,8 +13,8 @@ use allocator::{new_allocator, ArrayBufferBudget};
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 use natives::{RunState, SharedRunState};
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::ffi::c_void;
+use v8::MapFnTo;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Once};
@@ -22,6 +22,7 @@ use std::time::Instant;
 use termination::TerminationState;
 
 const BOOTSTRAP: &str = include_str!("bootstrap.js");
+const WEB: &str = include_str!("web.js");
 
 pub const TIMED_OUT: &str = "Execution timed out";
 const NEVER_SETTLES: &str = "The program is waiting on a promise that can never settle (no tool call is pending)";
@@ -61,10 +62,12 @@ pub struct RunOutput {
     pub heap_used_bytes: u64,
 }
 
+#[derive(Clone)]
 struct Helpers {
     install: v8::Global<v8::Function>,
     encode: v8::Global<v8::Function>,
     describe: v8::Global<v8::Function>,
+    fire_timer: v8::Global<v8::Function>,
 }
 
 /// A fresh isolate with its context bootstrapped, ready for exactly one run.
@@ -143,23 +146,19 @@ impl Sandbox {
     /// Runs one program to completion. A sandbox serves exactly one run: the caller drops it
     /// afterwards (recycle, don't repair).
     pub fn run(&mut self, program: Program<'_>) -> RunOutput {
-        let state: SharedRunState = Rc::new(RefCell::new(RunState {
-            run_id: program.run_id,
-            limits: program.limits.clone(),
-            sink: program.sink.clone(),
-            termination: self.termination.clone(),
-            next_call_id: 0,
-            tool_calls: 0,
-            pending: HashMap::new(),
-            logs: Vec::new(),
-            log_bytes: 0,
-            breach: None,
-        }));
+        let state: SharedRunState = Rc::new(RefCell::new(RunState::new(
+            program.run_id,
+            program.limits.clone(),
+            program.sink.clone(),
+            self.termination.clone(),
+        )));
         self.isolate.set_slot(state.clone());
         let outcome = self.execute(&program, &state);
         let heap_used_bytes = self.isolate.get_heap_statistics().used_heap_size() as u64;
         let mut st = state.borrow_mut();
+        // Nothing of the run survives it: pending calls and armed timers go with the isolate.
         st.pending.clear();
+        st.timers.clear();
         let (result_json, error) = match outcome {
             Ok(json) => (json, None),
             Err(message) => (None, Some(message)),
@@ -190,16 +189,14 @@ impl Sandbox {
         let stopped = |sandbox: &Sandbox| sandbox.stop_message(state);
         // Take what the scopes need before they borrow the isolate.
         let context_global = self.context.clone();
-        let install = self.helpers.install.clone();
-        let encode = self.helpers.encode.clone();
-        let describe = self.helpers.describe.clone();
+        let helpers = self.helpers.clone();
         let result = {
             let isolate = &mut self.isolate;
             v8::scope!(let handle_scope, isolate);
             let context = v8::Local::new(handle_scope, &context_global);
             let scope = &mut v8::ContextScope::new(handle_scope, context);
             v8::tc_scope!(let tc, scope);
-            run_program(tc, program, state, &install, &encode, &describe)
+            run_program(tc, program, state, &helpers)
         };
         match result {
             Ok(json) => Ok(json),
@@ -242,14 +239,13 @@ fn run_program(
     tc: &mut v8::PinnedRef<'_, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>,
     program: &Program<'_>,
     state: &SharedRunState,
-    install: &v8::Global<v8::Function>,
-    encode: &v8::Global<v8::Function>,
-    describe: &v8::Global<v8::Function>,
+    helpers: &Helpers,
 ) -> Result<Option<String>, Failure> {
     let undefined: v8::Local<v8::Value> = v8::undefined(tc).into();
+    let describe = &helpers.describe;
 
     // Provider namespaces.
-    let install = v8::Local::new(tc, install);
+    let install = v8::Local::new(tc, &helpers.install);
     let providers = v8::String::new(tc, program.providers_json)
         .ok_or_else(|| Failure::Message("The provider list is too large".to_string()))?;
     if install.call(tc, undefined, &[providers.into()]).is_none() {
@@ -292,13 +288,23 @@ fn run_program(
                 }
                 v8::PromiseState::Pending => {}
             }
-            if Instant::now() >= program.deadline {
+            let now = Instant::now();
+            if now >= program.deadline {
                 return Err(Failure::Message(TIMED_OUT.to_string()));
             }
-            if state.borrow().pending.is_empty() {
+            let (no_calls, next_timer) = {
+                let st = state.borrow();
+                (st.pending.is_empty(), st.next_timer())
+            };
+            if no_calls && next_timer.is_none() {
                 return Err(Failure::Message(NEVER_SETTLES.to_string()));
             }
-            match program.events.recv_deadline(program.deadline) {
+            if next_timer.is_some_and(|due| due <= now) {
+                fire_due_timers(tc, state, &helpers.fire_timer, now)?;
+                continue;
+            }
+            let wake_at = next_timer.map_or(program.deadline, |due| due.min(program.deadline));
+            match program.events.recv_deadline(wake_at) {
                 Ok(RunEvent::Reply { call_id, json }) => {
                     let resolver = state.borrow_mut().pending.remove(&call_id);
                     if let Some(resolver) = resolver {
@@ -310,7 +316,8 @@ fn run_program(
                     }
                 }
                 Ok(RunEvent::Breach(message)) => return Err(Failure::Message(message)),
-                Err(RecvTimeoutError::Timeout) => return Err(Failure::Message(TIMED_OUT.to_string())),
+                // A timer came due, or the deadline passed: both are handled at the loop's top.
+                Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => {
                     return Err(Failure::Message("The host closed this run's channel".to_string()))
                 }
@@ -319,7 +326,7 @@ fn run_program(
     };
 
     // Transfer the result as JSON text, bounded.
-    let encode = v8::Local::new(tc, encode);
+    let encode = v8::Local::new(tc, &helpers.encode);
     let Some(encoded) = encode.call(tc, undefined, &[value]) else {
         return match caught(tc, describe) {
             Failure::Message(m) => Err(Failure::Message(format!("The result could not be transferred: {m}"))),
@@ -339,39 +346,96 @@ fn run_program(
     Ok(Some(json))
 }
 
-/// Creates the context, runs the bootstrap with the natives, and keeps its helpers.
+/// Runs the callbacks of the timers due at `now`, each followed by its microtasks.
+fn fire_due_timers(
+    tc: &mut v8::PinnedRef<'_, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>,
+    state: &SharedRunState,
+    fire_timer: &v8::Global<v8::Function>,
+    now: Instant,
+) -> Result<(), Failure> {
+    let due = state.borrow_mut().take_due_timers(now);
+    let fire_timer = v8::Local::new(tc, fire_timer);
+    let undefined: v8::Local<v8::Value> = v8::undefined(tc).into();
+    for id in due {
+        let id = v8::Integer::new_from_unsigned(tc, id);
+        if fire_timer.call(tc, undefined, &[id.into()]).is_none() {
+            return Err(Failure::Stopped);
+        }
+        tc.perform_microtask_checkpoint();
+        if tc.is_execution_terminating() || tc.has_terminated() {
+            return Err(Failure::Stopped);
+        }
+    }
+    Ok(())
+}
+
+type BootScope<'a, 'b, 'c, 'd> = v8::PinnedRef<'a, v8::TryCatch<'b, 'c, v8::HandleScope<'d>>>;
+
+/// Evaluates `source` (a function expression), calls it with `natives`, and returns the object
+/// it returns.
+fn run_factory(
+    tc: &mut BootScope<'_, '_, '_, '_>,
+    source: &str,
+    natives: &v8::Global<v8::Object>,
+) -> Result<v8::Global<v8::Object>, String> {
+    let natives = v8::Local::new(tc, natives);
+    let source = v8::String::new(tc, source).ok_or("source")?;
+    let script = v8::Script::compile(tc, source, None).ok_or_else(|| exception_text(tc))?;
+    let factory = script.run(tc).ok_or_else(|| exception_text(tc))?;
+    let factory = v8::Local::<v8::Function>::try_from(factory).map_err(|_| "not a function".to_string())?;
+    let undefined = v8::undefined(tc).into();
+    let result = factory.call(tc, undefined, &[natives.into()]).ok_or_else(|| exception_text(tc))?;
+    let object = v8::Local::<v8::Object>::try_from(result).map_err(|_| "did not return an object".to_string())?;
+    Ok(v8::Global::new(tc, object))
+}
+
+fn exception_text(tc: &mut BootScope<'_, '_, '_, '_>) -> String {
+    tc.exception().map(|e| e.to_rust_string_lossy(tc)).unwrap_or_else(|| "unknown error".to_string())
+}
+
+/// The function `name` of the object `from`, kept as a handle that outlives the scope.
+fn helper(tc: &mut BootScope<'_, '_, '_, '_>, from: &v8::Global<v8::Object>, name: &str) -> Result<v8::Global<v8::Function>, String> {
+    let missing = || format!("Sandbox bootstrap failed: no helper {name}");
+    let from = v8::Local::new(tc, from);
+    let key = v8::String::new(tc, name).ok_or_else(missing)?;
+    let value = from.get(tc, key.into()).ok_or_else(missing)?;
+    let function = v8::Local::<v8::Function>::try_from(value).map_err(|_| missing())?;
+    Ok(v8::Global::new(tc, function))
+}
+
+/// Creates the context, runs bootstrap.js and web.js with the natives, and keeps their helpers.
 fn bootstrap(isolate: &mut v8::OwnedIsolate, limits: &Limits) -> Result<(v8::Global<v8::Context>, Helpers), String> {
     v8::scope!(let handle_scope, isolate);
     let context = v8::Context::new(handle_scope, Default::default());
     let scope = &mut v8::ContextScope::new(handle_scope, context);
     v8::tc_scope!(let tc, scope);
     let fail = |what: &str| format!("Sandbox bootstrap failed: {what}");
-    let source = v8::String::new(tc, BOOTSTRAP).ok_or_else(|| fail("source"))?;
-    let script = v8::Script::compile(tc, source, None).ok_or_else(|| fail("compile"))?;
-    let factory = script.run(tc).ok_or_else(|| fail("evaluate"))?;
-    let factory = v8::Local::<v8::Function>::try_from(factory).map_err(|_| fail("not a function"))?;
-    let call = v8::Function::new(tc, natives::call_tool).ok_or_else(|| fail("natives"))?;
-    let log = v8::Function::new(tc, natives::log_line).ok_or_else(|| fail("natives"))?;
-    let array_length = v8::Function::new(tc, natives::array_length).ok_or_else(|| fail("natives"))?;
-    let cap = v8::Number::new(tc, limits.max_array_like_length as f64);
-    let undefined = v8::undefined(tc).into();
-    let helpers = factory
-        .call(tc, undefined, &[call.into(), log.into(), array_length.into(), cap.into()])
-        .ok_or_else(|| {
-            let detail = tc.exception().map(|e| e.to_rust_string_lossy(tc)).unwrap_or_default();
-            fail(&detail)
-        })?;
-    let helpers = v8::Local::<v8::Object>::try_from(helpers).map_err(|_| fail("helpers"))?;
-    let get = |tc: &mut v8::PinnedRef<'_, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>, name: &str| -> Result<v8::Global<v8::Function>, String> {
+    let natives = v8::Object::new(tc);
+    let functions: [(&str, v8::FunctionCallback); 7] = [
+        ("call", natives::call_tool.map_fn_to()),
+        ("log", natives::log_line.map_fn_to()),
+        ("arrayLength", natives::array_length.map_fn_to()),
+        ("timerArm", natives::timer_arm.map_fn_to()),
+        ("timerCancel", natives::timer_cancel.map_fn_to()),
+        ("now", natives::now_ms.map_fn_to()),
+        ("randomBytes", natives::random_bytes.map_fn_to()),
+    ];
+    for (name, callback) in functions {
+        let function = v8::Function::new_raw(tc, callback).ok_or_else(|| fail(name))?;
         let key = v8::String::new(tc, name).ok_or_else(|| fail(name))?;
-        let value = helpers.get(tc, key.into()).ok_or_else(|| fail(name))?;
-        let function = v8::Local::<v8::Function>::try_from(value).map_err(|_| fail(name))?;
-        Ok(v8::Global::new(tc, function))
-    };
+        natives.set(tc, key.into(), function.into()).ok_or_else(|| fail(name))?;
+    }
+    let key = v8::String::new(tc, "maxArrayLike").ok_or_else(|| fail("maxArrayLike"))?;
+    let cap = v8::Number::new(tc, limits.max_array_like_length as f64);
+    natives.set(tc, key.into(), cap.into()).ok_or_else(|| fail("maxArrayLike"))?;
+    let natives = v8::Global::new(tc, natives);
+    let core = run_factory(tc, BOOTSTRAP, &natives).map_err(|e| fail(&format!("bootstrap.js: {e}")))?;
+    let web = run_factory(tc, WEB, &natives).map_err(|e| fail(&format!("web.js: {e}")))?;
     let helpers = Helpers {
-        install: get(tc, "installProviders")?,
-        encode: get(tc, "encodeResult")?,
-        describe: get(tc, "describeError")?,
+        install: helper(tc, &core, "installProviders")?,
+        encode: helper(tc, &core, "encodeResult")?,
+        describe: helper(tc, &core, "describeError")?,
+        fire_timer: helper(tc, &web, "fireTimer")?,
     };
     Ok((v8::Global::new(tc, context), helpers))
 }

@@ -5,9 +5,11 @@ use super::termination::{StopReason, TerminationState};
 use crate::bridge::{size_breach, ToolCall, ToolSink};
 use crate::limits::Limits;
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::io::Read;
 use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 /// Console levels as the bootstrap numbers them.
 const LEVEL_WARN: i32 = 1;
@@ -26,11 +28,62 @@ pub(crate) struct RunState {
     pub log_bytes: usize,
     /// The message of a broken bound; set together with `StopReason::Breach`.
     pub breach: Option<String>,
+    /// Armed timers by due time (the sequence number keeps equal due times in arming order).
+    pub timers: BTreeMap<(Instant, u64), u32>,
+    /// Where each armed timer sits in `timers`, for cancelling.
+    pub timer_slots: HashMap<u32, (Instant, u64)>,
+    pub timer_seq: u64,
+    /// The run's start, the origin of `performance.now()`.
+    pub started: Instant,
 }
 
 pub(crate) type SharedRunState = Rc<RefCell<RunState>>;
 
 impl RunState {
+    pub(crate) fn new(run_id: u64, limits: Limits, sink: Arc<dyn ToolSink>, termination: Arc<TerminationState>) -> Self {
+        RunState {
+            run_id,
+            limits,
+            sink,
+            termination,
+            next_call_id: 0,
+            tool_calls: 0,
+            pending: HashMap::new(),
+            logs: Vec::new(),
+            log_bytes: 0,
+            breach: None,
+            timers: BTreeMap::new(),
+            timer_slots: HashMap::new(),
+            timer_seq: 0,
+            started: Instant::now(),
+        }
+    }
+
+    /// The earliest armed timer's due time.
+    pub(crate) fn next_timer(&self) -> Option<Instant> {
+        self.timers.keys().next().map(|(due, _)| *due)
+    }
+
+    /// Removes and returns the timers due at `now`, in due order.
+    pub(crate) fn take_due_timers(&mut self, now: Instant) -> Vec<u32> {
+        let mut due = Vec::new();
+        while let Some((&(at, seq), &id)) = self.timers.iter().next() {
+            if at > now {
+                break;
+            }
+            self.timers.remove(&(at, seq));
+            self.timer_slots.remove(&id);
+            due.push(id);
+        }
+        due
+    }
+
+    fn cancel_timer(&mut self, id: u32) {
+        if let Some(key) = self.timer_slots.remove(&id) {
+            self.timers.remove(&key);
+        }
+    }
+
     fn stop_with(&mut self, message: String) {
         if self.breach.is_none() {
             self.breach = Some(message);
@@ -161,4 +214,86 @@ pub(crate) fn array_length(
         Err(_) => -1.0,
     };
     rv.set(v8::Number::new(scope, length).into());
+}
+
+/// `nativeTimerArm(id, delayMs)`: (re)arms timer `id` to fire after `delayMs`.
+pub(crate) fn timer_arm(
+    scope: &mut v8::PinScope,
+    args: v8::FunctionCallbackArguments,
+    _rv: v8::ReturnValue<v8::Value>,
+) {
+    shielded(scope, |scope| {
+        let Some(state) = run_state(scope) else { return };
+        let id = args.get(0).uint32_value(scope).unwrap_or(0);
+        let delay = args.get(1).number_value(scope).unwrap_or(0.0);
+        let delay = if delay.is_finite() && delay > 0.0 { delay.min(2_147_483_647.0) } else { 0.0 };
+        let mut st = state.borrow_mut();
+        st.cancel_timer(id);
+        if st.timers.len() >= st.limits.max_timers {
+            let max = st.limits.max_timers;
+            return st.stop_with(format!("Too many timers: the run armed more than {max} at once (maxTimers)"));
+        }
+        let due = Instant::now() + Duration::from_secs_f64(delay / 1000.0);
+        let seq = st.timer_seq;
+        st.timer_seq += 1;
+        st.timers.insert((due, seq), id);
+        st.timer_slots.insert(id, (due, seq));
+    });
+}
+
+/// `nativeTimerCancel(id)`.
+pub(crate) fn timer_cancel(
+    scope: &mut v8::PinScope,
+    args: v8::FunctionCallbackArguments,
+    _rv: v8::ReturnValue<v8::Value>,
+) {
+    shielded(scope, |scope| {
+        let Some(state) = run_state(scope) else { return };
+        let id = args.get(0).uint32_value(scope).unwrap_or(0);
+        state.borrow_mut().cancel_timer(id);
+    });
+}
+
+/// `nativeNow()`: milliseconds since the run started, with sub-millisecond precision.
+pub(crate) fn now_ms(
+    scope: &mut v8::PinScope,
+    _args: v8::FunctionCallbackArguments,
+    mut rv: v8::ReturnValue<v8::Value>,
+) {
+    let elapsed = run_state(scope).map(|s| s.borrow().started.elapsed().as_secs_f64() * 1000.0).unwrap_or(0.0);
+    rv.set(v8::Number::new(scope, elapsed).into());
+}
+
+/// Largest request of `crypto.getRandomValues`, as in the Web Crypto API.
+const MAX_RANDOM_BYTES: u32 = 65_536;
+
+/// Fills `buf` from the operating system's random source.
+fn os_random(buf: &mut [u8]) -> std::io::Result<()> {
+    static SOURCE: OnceLock<Mutex<std::fs::File>> = OnceLock::new();
+    let source = match SOURCE.get() {
+        Some(source) => source,
+        None => {
+            let file = std::fs::File::open("/dev/urandom")?;
+            SOURCE.get_or_init(|| Mutex::new(file))
+        }
+    };
+    source.lock().unwrap_or_else(|p| p.into_inner()).read_exact(buf)
+}
+
+/// `nativeRandomBytes(n)`: a fresh ArrayBuffer of `n` (at most 65 536) random bytes.
+pub(crate) fn random_bytes(
+    scope: &mut v8::PinScope,
+    args: v8::FunctionCallbackArguments,
+    mut rv: v8::ReturnValue<v8::Value>,
+) {
+    shielded(scope, |scope| {
+        let n = args.get(0).uint32_value(scope).unwrap_or(0).min(MAX_RANDOM_BYTES) as usize;
+        let mut bytes = vec![0u8; n];
+        if os_random(&mut bytes).is_err() {
+            return throw_error(scope, "No source of randomness is available");
+        }
+        let store = v8::ArrayBuffer::new_backing_store_from_vec(bytes).make_shared();
+        let buffer = v8::ArrayBuffer::with_backing_store(scope, &store);
+        rv.set(buffer.into());
+    });
 }
