@@ -73,8 +73,11 @@ export interface NativeReport {
 /** One run, as the JS wrapper hands it over. */
 export interface NativeRequest {
   code: string
-  /** JSON array of `{ name, tools }`, validated by the wrapper. */
-  providersJson: string
+  /**
+   * JSON of the run configuration (namespaces, preludes, result encoding), built and
+   * validated by the wrapper.
+   */
+  runConfigJson: string
   timeout?: number
   memoryLimitMb?: number
   /** Test hook, honoured only when the fault-injection variable is set. */

@@ -155,7 +155,8 @@ test('invalid provider names are rejected with ERR_INVALID_ARGUMENT', async () =
       return true;
     });
   }
-  await assert.rejects(ex.execute('async () => 1'), { code: 'ERR_INVALID_ARGUMENT' });
+  await assert.rejects(ex.execute(42), { code: 'ERR_INVALID_ARGUMENT' });
+  await assert.rejects(ex.execute(null), { code: 'ERR_INVALID_ARGUMENT' });
   await assert.rejects(ex.execute({ code: 1 }), { code: 'ERR_INVALID_ARGUMENT' });
   await assert.rejects(ex.execute({ code: 'async () => 1', dispatch: 'x' }), { code: 'ERR_INVALID_ARGUMENT' });
   await assert.rejects(ex.execute({ code: 'async () => 1', timeout: -5 }), { code: 'ERR_INVALID_ARGUMENT' });

@@ -1,11 +1,16 @@
 'use strict';
-// IsolateExecutor: the public executor. It validates what the user passes, hands one job per
-// execution to the native pool, answers the program's tool calls through `dispatch`, and shapes
-// the native report into the result users read.
+// IsolateExecutor: the public executor. Two forms share one native pool:
+// - the native form, execute({ code, providers: [{ name, tools }], dispatch, ... }), where tool
+//   calls reach `dispatch` as JSON text (src/api, DESIGN.md);
+// - the Cloudflare form, execute(code, providersOrFns, options?), the drop-in for
+//   DynamicWorkerExecutor (lib/cloudflare.js builds its namespaces and dispatch).
+// This file validates options, hands one job per execution to the pool, answers the program's
+// tool calls, and shapes the native report.
 
 const { NativeExecutor } = require('../index.js');
 const { CODES, CodemodeExecutorError, invalidArgument, fromNative } = require('./errors.js');
 const { providerNameProblem } = require('./names.js');
+const cloudflare = require('./cloudflare.js');
 
 const LIMIT_OPTIONS = [
   'maxArgsBytes', 'maxReplyBytes', 'maxResultBytes', 'maxLogLines', 'maxLogBytes',
@@ -50,8 +55,9 @@ function nativeOptions(options) {
   return out;
 }
 
-function providersJson(providers) {
-  if (providers === undefined) return '[]';
+// The native form's providers: [{ name, tools }] → run-config namespaces.
+function nativeNamespaces(providers) {
+  if (providers === undefined) return [];
   if (!Array.isArray(providers)) throw invalidArgument('providers must be an array of { name, tools }');
   const seen = new Set();
   const list = [];
@@ -65,9 +71,9 @@ function providersJson(providers) {
     if (!Array.isArray(tools) || tools.some((t) => typeof t !== 'string')) {
       throw invalidArgument(`provider "${provider.name}": tools must be an array of strings`);
     }
-    list.push({ name: provider.name, tools });
+    list.push({ name: provider.name, kind: 'provider', tools });
   }
-  return JSON.stringify(list);
+  return list;
 }
 
 function errorReply(error) {
@@ -78,9 +84,17 @@ function errorReply(error) {
 class IsolateExecutor {
   #native;
   #disposed = false;
+  #outbound;
 
+  /**
+   * @param {object} [options] workers, maxQueue, timeout (ms, default 60 000), memoryLimitMb
+   *   (default 128), limits { maxArgsBytes, ... }, and the Cloudflare options globalOutbound
+   *   (null: no network) and modules.
+   */
   constructor(options) {
     const opts = nativeOptions(options);
+    this.#outbound = cloudflare.checkOutbound(options && options.globalOutbound);
+    if (options && options.modules !== undefined) cloudflare.checkModules(options.modules);
     try {
       this.#native = new NativeExecutor(opts);
     } catch (error) {
@@ -89,27 +103,26 @@ class IsolateExecutor {
   }
 
   /**
-   * Native form: one request, tool calls answered by `dispatch(provider, tool, argsJson)` with a
-   * JSON string `{"result": ...}` or `{"error": "message"}` (or a promise of one).
+   * Cloudflare form: execute(code, providers | fns, options?) → { result, error?, logs }.
+   * Native form: execute({ code, providers, dispatch, timeout?, memoryLimitMb? })
+   *   → { result, error?, logs, timing, stats }.
    */
-  execute(request) {
+  execute(codeOrRequest, providersOrFns, options) {
     try {
-      return this.#executeNative(request);
+      if (typeof codeOrRequest === 'string') {
+        return cloudflare.execute(this.#runner(), codeOrRequest, providersOrFns, options);
+      }
+      return this.#executeNative(codeOrRequest);
     } catch (error) {
       return Promise.reject(fromNative(error));
     }
   }
 
-  #executeNative(request) {
+  // Runs one job: `namespaces` and `resultMode` go to the sandbox, tool calls go to `dispatch`
+  // (provider, tool, argsJson) → reply text or a promise of it. Resolves with the native report.
+  #run({ code, namespaces, resultMode, dispatch, timeout, memoryLimitMb, faultInjection }) {
     if (this.#disposed) {
       throw new CodemodeExecutorError(CODES.DISPOSED, 'The executor has been disposed');
-    }
-    if (!isPlainObject(request)) throw invalidArgument('execute() takes a request object { code, providers, dispatch }');
-    const { code, dispatch } = request;
-    if (typeof code !== 'string') throw invalidArgument('request.code must be a string');
-    const providers = providersJson(request.providers);
-    if (dispatch !== undefined && typeof dispatch !== 'function') {
-      throw invalidArgument('request.dispatch must be a function (provider, tool, argsJson) => string');
     }
     const native = this.#native;
     const onToolCall = (runId, callId, provider, tool, argsJson) => {
@@ -119,10 +132,6 @@ class IsolateExecutor {
         }
         native.reply(runId, callId, reply);
       };
-      if (dispatch === undefined) {
-        send(errorReply(new Error(`No dispatch function: cannot call ${provider}.${tool}`)));
-        return;
-      }
       let reply;
       try {
         reply = dispatch(provider, tool, argsJson);
@@ -136,14 +145,45 @@ class IsolateExecutor {
         send(reply);
       }
     };
-    const nativeRequest = {
+    const request = {
       code,
-      providersJson: providers,
-      timeout: checkTimeout(request.timeout),
-      memoryLimitMb: checkInteger('memoryLimitMb', request.memoryLimitMb, 16, 16384),
-      faultInjection: typeof request.__faultInjection === 'string' ? request.__faultInjection : undefined,
+      runConfigJson: JSON.stringify({ resultMode, namespaces }),
+      timeout: checkTimeout(timeout),
+      memoryLimitMb: checkInteger('memoryLimitMb', memoryLimitMb, 16, 16384),
+      faultInjection,
     };
-    return native.execute(nativeRequest, onToolCall).then(shapeReport);
+    return native.execute(request, onToolCall).then((report) => {
+      if (report.faultCode !== undefined && report.faultCode !== null) {
+        throw new CodemodeExecutorError(report.faultCode, report.faultMessage);
+      }
+      return report;
+    });
+  }
+
+  #runner() {
+    return (job) => this.#run(job);
+  }
+
+  #executeNative(request) {
+    if (!isPlainObject(request)) throw invalidArgument('execute() takes a request object { code, providers, dispatch } or (code, providers, options)');
+    const { code, dispatch } = request;
+    if (typeof code !== 'string') throw invalidArgument('request.code must be a string');
+    const namespaces = nativeNamespaces(request.providers);
+    if (dispatch !== undefined && typeof dispatch !== 'function') {
+      throw invalidArgument('request.dispatch must be a function (provider, tool, argsJson) => string');
+    }
+    const answer = dispatch === undefined
+      ? (provider, tool) => errorReply(new Error(`No dispatch function: cannot call ${provider}.${tool}`))
+      : dispatch;
+    return this.#run({
+      code,
+      namespaces,
+      resultMode: 'json',
+      dispatch: answer,
+      timeout: request.timeout,
+      memoryLimitMb: request.memoryLimitMb,
+      faultInjection: typeof request.__faultInjection === 'string' ? request.__faultInjection : undefined,
+    }).then(shapeNativeReport);
   }
 
   /** The effective bounds: the defaults with this executor's options applied. */
@@ -167,10 +207,7 @@ class IsolateExecutor {
   }
 }
 
-function shapeReport(report) {
-  if (report.faultCode !== undefined && report.faultCode !== null) {
-    throw new CodemodeExecutorError(report.faultCode, report.faultMessage);
-  }
+function shapeNativeReport(report) {
   const out = {
     result: report.resultJson === undefined || report.resultJson === null ? undefined : JSON.parse(report.resultJson),
   };

@@ -35,4 +35,21 @@ function providerNameProblem(name) {
   return null;
 }
 
-module.exports = { IDENTIFIER, RESERVED, KEYWORDS, providerNameProblem };
+// Words a sanitized tool name must not be (spec §13.1); such a name gets a trailing "_".
+const TOOL_NAME_RESERVED = new Set(('abstract arguments await boolean break byte case catch char class const ' +
+  'continue debugger default delete do double else enum eval export extends false final finally float for ' +
+  'function goto if implements import in instanceof int interface let long native new null package private ' +
+  'protected public return short static super switch synchronized this throw throws transient true try ' +
+  'typeof undefined var void volatile while with yield').split(' '));
+
+// Turns a host tool name into the identifier the sandbox calls it by: "get-weather" →
+// "get_weather", "3drender" → "_3drender", "class" → "class_".
+function sanitizeToolName(name) {
+  let out = String(name).replace(/[-.\s]/g, '_').replace(/[^A-Za-z0-9_$]/g, '');
+  if (out === '') return '_';
+  if (/^[0-9]/.test(out)) out = '_' + out;
+  if (TOOL_NAME_RESERVED.has(out)) out += '_';
+  return out;
+}
+
+module.exports = { IDENTIFIER, RESERVED, KEYWORDS, providerNameProblem, sanitizeToolName };

@@ -43,8 +43,9 @@ pub struct NativeOptions {
 #[napi(object)]
 pub struct NativeRequest {
     pub code: String,
-    /// JSON array of `{ name, tools }`, validated by the wrapper.
-    pub providers_json: String,
+    /// JSON of the run configuration (namespaces, preludes, result encoding), built and
+    /// validated by the wrapper.
+    pub run_config_json: String,
     pub timeout: Option<f64>,
     pub memory_limit_mb: Option<u32>,
     /// Test hook, honoured only when the fault-injection variable is set.
@@ -284,7 +285,7 @@ impl NativeExecutor {
         let job = Job {
             run_id,
             code: request.code,
-            providers_json: request.providers_json,
+            run_config_json: request.run_config_json,
             limits,
             sink: Arc::new(JsToolSink { callback }),
             events,

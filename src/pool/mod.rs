@@ -66,7 +66,7 @@ impl Completion {
 pub struct Job {
     pub run_id: u64,
     pub code: String,
-    pub providers_json: String,
+    pub run_config_json: String,
     /// The executor's limits with this run's overrides applied.
     pub limits: Limits,
     pub sink: Arc<dyn ToolSink>,
@@ -325,7 +325,7 @@ fn run_job(shared: &Arc<Shared>, id: usize, warm: &mut Option<Sandbox>, job: &Jo
     let output = sandbox.run(Program {
         run_id: job.run_id,
         code: &job.code,
-        providers_json: &job.providers_json,
+        run_config_json: &job.run_config_json,
         limits: &job.limits,
         deadline,
         sink: job.sink.clone(),

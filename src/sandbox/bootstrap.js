@@ -235,16 +235,23 @@
     writable: true, enumerable: false, configurable: true,
   });
 
-  // ---- Provider namespaces ------------------------------------------------------------------
-  function makeTool(provider, tool, known) {
+  // ---- Namespaces ---------------------------------------------------------------------------
+  const codec = natives.codec;
+  const indirectEval = eval;
+  const PAUSE = '__CODEMODE_PAUSE__';
+  const CONTROL = '__codemode_control__';
+
+  // A provider tool: arguments and reply travel with the transport codec (JSON, binary
+  // envelopes); an error reply throws an Error carrying only the message.
+  function providerTool(provider, tool, known) {
     return async (...args) => {
       if (!ReflectApply(setHas, known, [tool])) {
         throw new ErrorCtor(`Tool "${tool}" not found`);
       }
-      const reply = await nativeCall(provider, tool, jsonStringify(args));
+      const reply = await nativeCall(provider, tool, codec.transportStringify(args));
       let parsed;
       try {
-        parsed = jsonParse(reply);
+        parsed = codec.transportParse(reply);
       } catch {
         throw new ErrorCtor(`The host's reply to ${provider}.${tool} is not valid JSON`);
       }
@@ -255,22 +262,61 @@
       return parsed.result;
     };
   }
-  function installProviders(providersJson) {
-    const providers = jsonParse(providersJson);
-    for (const { name, tools } of providers) {
-      const known = new SetCtor(tools);
-      const namespace = new ProxyCtor({}, {
+
+  // A connector method: only the first argument is forwarded, values travel with the clone
+  // codec, and the binding answers with a value or a control marker (pause / error).
+  function connectorMethod(connector, method) {
+    return async (...args) => {
+      const reply = await nativeCall(connector, method, codec.cloneStringify(args.length > 0 ? [args[0]] : []));
+      const value = codec.cloneParse(reply);
+      if (value !== null && typeof value === 'object' && hasOwn(value, CONTROL)) {
+        if (value[CONTROL] === 'pause') throw new ErrorCtor(PAUSE);
+        if (value[CONTROL] === 'error') throw new ErrorCtor(StringCtor(value.message));
+      }
+      return value;
+    };
+  }
+
+  function defineNamespace(name, handler) {
+    const namespace = new ProxyCtor({}, handler);
+    defineProperty(global, name, {
+      value: namespace, writable: false, enumerable: false, configurable: false,
+    });
+  }
+
+  let resultMode = 'json';
+
+  // Called once per run, before the program: installs the namespaces, runs the preludes, and
+  // sets how the result is encoded ('json' strict JSON, or 'clone' the clone codec).
+  function prepareRun(configJson) {
+    const config = jsonParse(configJson);
+    resultMode = config.resultMode === 'clone' ? 'clone' : 'json';
+    for (const space of config.namespaces) {
+      const name = space.name;
+      if (space.kind === 'connector') {
+        defineNamespace(name, {
+          get(target, key) {
+            if (typeof key !== 'string') return undefined;
+            if (key === 'then') return undefined;
+            return connectorMethod(name, key);
+          },
+        });
+        continue;
+      }
+      const known = new SetCtor(space.tools);
+      defineNamespace(name, {
         get(target, key) {
+          // Own properties win: this is how a prelude installs real functions.
           if (hasOwn(target, key)) return target[key];
           if (typeof key !== 'string') return undefined;
           // Not thenable by accident: `await namespace` must not call a tool named "then".
           if (key === 'then' && !ReflectApply(setHas, known, ['then'])) return undefined;
-          return makeTool(name, key, known);
+          return providerTool(name, key, known);
         },
       });
-      defineProperty(global, name, {
-        value: namespace, writable: false, enumerable: false, configurable: false,
-      });
+    }
+    for (const space of config.namespaces) {
+      if (typeof space.prelude === 'string') indirectEval(space.prelude);
     }
   }
 
@@ -282,10 +328,12 @@
     }
     return value;
   }
-  // Returns the JSON text of the result, or undefined for undefined. Throws for values that
-  // cannot be transferred (functions, symbols, bigints, cycles).
+  // Returns the text of the result, or undefined for undefined. In 'json' mode it is strict
+  // JSON and throws for functions, symbols, bigints and cycles; in 'clone' mode it is the clone
+  // codec, which keeps those but functions and symbols.
   function encodeResult(value) {
     if (value === undefined) return undefined;
+    if (resultMode === 'clone') return codec.cloneStringify(value);
     return jsonStringify(value, strictReplacer);
   }
   // The text the host reports for a thrown value: the message of an Error, String(value) for
@@ -303,5 +351,5 @@
     }
   }
 
-  return { installProviders, encodeResult, describeError };
+  return { prepareRun, encodeResult, describeError };
 })

@@ -23,6 +23,8 @@ use termination::TerminationState;
 
 const BOOTSTRAP: &str = include_str!("bootstrap.js");
 const WEB: &str = include_str!("web.js");
+/// The value codecs, shared with the host (lib/codec.js is also loaded by Node).
+const CODEC: &str = include_str!("../../lib/codec.js");
 
 pub const TIMED_OUT: &str = "Execution timed out";
 const NEVER_SETTLES: &str = "The program is waiting on a promise that can never settle (no tool call is pending)";
@@ -43,8 +45,10 @@ pub struct Program<'a> {
     pub run_id: u64,
     /// The program source: an expression evaluating to a function.
     pub code: &'a str,
-    /// JSON array of `{ name, tools }`; names were validated by the caller.
-    pub providers_json: &'a str,
+    /// JSON of the run's configuration for the bootstrap's `prepareRun`: namespaces (providers
+    /// with their tools and preludes, connectors) and the result encoding. Names were
+    /// validated by the caller.
+    pub run_config_json: &'a str,
     pub limits: &'a Limits,
     pub deadline: Instant,
     pub sink: Arc<dyn ToolSink>,
@@ -64,7 +68,7 @@ pub struct RunOutput {
 
 #[derive(Clone)]
 struct Helpers {
-    install: v8::Global<v8::Function>,
+    prepare: v8::Global<v8::Function>,
     encode: v8::Global<v8::Function>,
     describe: v8::Global<v8::Function>,
     fire_timer: v8::Global<v8::Function>,
@@ -244,11 +248,11 @@ fn run_program(
     let undefined: v8::Local<v8::Value> = v8::undefined(tc).into();
     let describe = &helpers.describe;
 
-    // Provider namespaces.
-    let install = v8::Local::new(tc, &helpers.install);
-    let providers = v8::String::new(tc, program.providers_json)
-        .ok_or_else(|| Failure::Message("The provider list is too large".to_string()))?;
-    if install.call(tc, undefined, &[providers.into()]).is_none() {
+    // Namespaces, preludes and the result encoding.
+    let prepare = v8::Local::new(tc, &helpers.prepare);
+    let config = v8::String::new(tc, program.run_config_json)
+        .ok_or_else(|| Failure::Message("The run configuration is too large".to_string()))?;
+    if prepare.call(tc, undefined, &[config.into()]).is_none() {
         return Err(caught(tc, describe));
     }
 
@@ -371,6 +375,13 @@ fn fire_due_timers(
 
 type BootScope<'a, 'b, 'c, 'd> = v8::PinnedRef<'a, v8::TryCatch<'b, 'c, v8::HandleScope<'d>>>;
 
+/// Evaluates a script and returns its completion value.
+fn evaluate<'s>(tc: &mut v8::PinnedRef<'s, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>, source: &str) -> Result<v8::Local<'s, v8::Value>, String> {
+    let source = v8::String::new(tc, source).ok_or("source")?;
+    let script = v8::Script::compile(tc, source, None).ok_or_else(|| exception_text(tc))?;
+    script.run(tc).ok_or_else(|| exception_text(tc))
+}
+
 /// Evaluates `source` (a function expression), calls it with `natives`, and returns the object
 /// it returns.
 fn run_factory(
@@ -428,11 +439,14 @@ fn bootstrap(isolate: &mut v8::OwnedIsolate, limits: &Limits) -> Result<(v8::Glo
     let key = v8::String::new(tc, "maxArrayLike").ok_or_else(|| fail("maxArrayLike"))?;
     let cap = v8::Number::new(tc, limits.max_array_like_length as f64);
     natives.set(tc, key.into(), cap.into()).ok_or_else(|| fail("maxArrayLike"))?;
+    let codec = evaluate(tc, CODEC).map_err(|e| fail(&format!("codec.js: {e}")))?;
+    let key = v8::String::new(tc, "codec").ok_or_else(|| fail("codec"))?;
+    natives.set(tc, key.into(), codec).ok_or_else(|| fail("codec"))?;
     let natives = v8::Global::new(tc, natives);
     let core = run_factory(tc, BOOTSTRAP, &natives).map_err(|e| fail(&format!("bootstrap.js: {e}")))?;
     let web = run_factory(tc, WEB, &natives).map_err(|e| fail(&format!("web.js: {e}")))?;
     let helpers = Helpers {
-        install: helper(tc, &core, "installProviders")?,
+        prepare: helper(tc, &core, "prepareRun")?,
         encode: helper(tc, &core, "encodeResult")?,
         describe: helper(tc, &core, "describeError")?,
         fire_timer: helper(tc, &web, "fireTimer")?,

@@ -1,0 +1,62 @@
+'use strict';
+// normalizeCode (spec §3): turns raw model output (fences, bare expressions, statement blocks,
+// `export default`, named functions) into an expression evaluating to an async function.
+// Slicing uses acorn's offsets, which are JS string (UTF-16) indices.
+const acorn = require('acorn');
+
+const FENCE = /^```(?:js|javascript|typescript|ts|tsx|jsx)?\s*\n([\s\S]*?)```\s*$/;
+
+function stripFence(text) {
+  const match = FENCE.exec(text);
+  return match ? match[1] : text;
+}
+
+function wrapBody(body) {
+  return `async () => {\n${body}\n}`;
+}
+
+function normalizeCode(code) {
+  const text = stripFence(String(code).trim());
+  if (text.trim() === '') return 'async () => {}';
+  const source = text.trim();
+  let program;
+  try {
+    program = acorn.parse(source, { ecmaVersion: 'latest', sourceType: 'module' });
+  } catch {
+    return wrapBody(source);
+  }
+  return fromProgram(source, program);
+}
+
+function fromProgram(source, program) {
+  const body = program.body;
+  if (body.length === 1) {
+    const only = body[0];
+    if (only.type === 'ExpressionStatement' && only.expression.type === 'ArrowFunctionExpression') {
+      return source;
+    }
+    if (only.type === 'ExportDefaultDeclaration') {
+      const declaration = only.declaration;
+      const declarationText = source.slice(declaration.start, declaration.end);
+      if (declaration.type === 'FunctionDeclaration' && !declaration.id) {
+        return `async () => {\nreturn (${declarationText})();\n}`;
+      }
+      if (declaration.type === 'ClassDeclaration' && !declaration.id) {
+        return `async () => {\nreturn (${declarationText});\n}`;
+      }
+      return normalizeCode(declarationText);
+    }
+    if (only.type === 'FunctionDeclaration' && only.id) {
+      return `async () => {\n${source}\nreturn ${only.id.name}();\n}`;
+    }
+  }
+  const last = body[body.length - 1];
+  if (last && last.type === 'ExpressionStatement') {
+    const before = source.slice(0, last.start);
+    const expression = source.slice(last.expression.start, last.expression.end);
+    return `async () => {\n${before}return (${expression})\n}`;
+  }
+  return wrapBody(source);
+}
+
+module.exports = { normalizeCode };
