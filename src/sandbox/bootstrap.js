@@ -10,6 +10,9 @@
   const nativeLog = natives.log;
   const nativeArrayLength = natives.arrayLength;
   const maxArrayLike = natives.maxArrayLike;
+  // Per-run configuration hooks of the environment files (web_net.js reads `outbound`).
+  const runHooks = [];
+  natives.runHooks = runHooks;
   const global = globalThis;
   const ObjectCtor = Object;
   const { defineProperty, hasOwn } = Object;
@@ -226,15 +229,6 @@
     value: consoleObject, writable: true, enumerable: false, configurable: true,
   });
 
-  // ---- fetch (no network unless an outbound handler is configured) ---------------------------
-  const NOT_PERMITTED = 'This worker is not permitted to access the internet via global ' +
-    "functions like fetch(). It must use capabilities (such as bindings in 'env') to talk to " +
-    'the outside world.';
-  defineProperty(global, 'fetch', {
-    value: async function fetch() { throw new ErrorCtor(NOT_PERMITTED); },
-    writable: true, enumerable: false, configurable: true,
-  });
-
   // ---- Namespaces ---------------------------------------------------------------------------
   const codec = natives.codec;
   const indirectEval = eval;
@@ -315,6 +309,7 @@
         },
       });
     }
+    for (const hook of runHooks) hook(config);
     for (const space of config.namespaces) {
       if (typeof space.prelude === 'string') indirectEval(space.prelude);
     }

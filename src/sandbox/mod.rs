@@ -4,6 +4,7 @@
 mod allocator;
 mod natives;
 mod termination;
+mod web_natives;
 
 pub use termination::{StopReason, Terminator, WedgeHook};
 
@@ -23,6 +24,7 @@ use termination::TerminationState;
 
 const BOOTSTRAP: &str = include_str!("bootstrap.js");
 const WEB: &str = include_str!("web.js");
+const WEB_NET: &str = include_str!("web_net.js");
 /// The value codecs, shared with the host (lib/codec.js is also loaded by Node).
 const CODEC: &str = include_str!("../../lib/codec.js");
 
@@ -422,7 +424,7 @@ fn bootstrap(isolate: &mut v8::OwnedIsolate, limits: &Limits) -> Result<(v8::Glo
     v8::tc_scope!(let tc, scope);
     let fail = |what: &str| format!("Sandbox bootstrap failed: {what}");
     let natives = v8::Object::new(tc);
-    let functions: [(&str, v8::FunctionCallback); 7] = [
+    let functions: [(&str, v8::FunctionCallback); 12] = [
         ("call", natives::call_tool.map_fn_to()),
         ("log", natives::log_line.map_fn_to()),
         ("arrayLength", natives::array_length.map_fn_to()),
@@ -430,6 +432,11 @@ fn bootstrap(isolate: &mut v8::OwnedIsolate, limits: &Limits) -> Result<(v8::Glo
         ("timerCancel", natives::timer_cancel.map_fn_to()),
         ("now", natives::now_ms.map_fn_to()),
         ("randomBytes", natives::random_bytes.map_fn_to()),
+        ("urlParse", web_natives::url_parse.map_fn_to()),
+        ("urlSet", web_natives::url_set.map_fn_to()),
+        ("formParse", web_natives::form_parse.map_fn_to()),
+        ("formSerialize", web_natives::form_serialize.map_fn_to()),
+        ("digest", web_natives::digest.map_fn_to()),
     ];
     for (name, callback) in functions {
         let function = v8::Function::new_raw(tc, callback).ok_or_else(|| fail(name))?;
@@ -445,6 +452,7 @@ fn bootstrap(isolate: &mut v8::OwnedIsolate, limits: &Limits) -> Result<(v8::Glo
     let natives = v8::Global::new(tc, natives);
     let core = run_factory(tc, BOOTSTRAP, &natives).map_err(|e| fail(&format!("bootstrap.js: {e}")))?;
     let web = run_factory(tc, WEB, &natives).map_err(|e| fail(&format!("web.js: {e}")))?;
+    run_factory(tc, WEB_NET, &natives).map_err(|e| fail(&format!("web_net.js: {e}")))?;
     let helpers = Helpers {
         prepare: helper(tc, &core, "prepareRun")?,
         encode: helper(tc, &core, "encodeResult")?,

@@ -440,7 +440,17 @@
       HEX[b[6]] + HEX[b[7]] + '-' + HEX[b[8]] + HEX[b[9]] + '-' + HEX[b[10]] + HEX[b[11]] +
       HEX[b[12]] + HEX[b[13]] + HEX[b[14]] + HEX[b[15]];
   }
-  install('crypto', { getRandomValues, randomUUID });
+  // crypto.subtle: digests only (SHA-1/256/384/512), computed natively.
+  const subtle = {
+    async digest(algorithm, data) {
+      const name = typeof algorithm === 'string' ? algorithm : algorithm && algorithm.name;
+      const bytes = bytesOf(data);
+      const hash = natives.digest(StringCtor(name), bytes);
+      if (hash === null) throw new DOMException(`Unrecognized algorithm name: ${StringCtor(name)}`, 'NotSupportedError');
+      return hash;
+    },
+  };
+  install('crypto', { getRandomValues, randomUUID, subtle });
 
   return { fireTimer };
 })
