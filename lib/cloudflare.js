@@ -114,12 +114,6 @@ function execute(run, code, providersOrFns, options) {
   });
 }
 
-// globalOutbound: omitted or null means no network (fetch rejects as not permitted).
-function checkOutbound(outbound) {
-  if (outbound === undefined || outbound === null) return null;
-  throw invalidArgument('globalOutbound handlers are not supported yet: pass null or leave it out (fetch then rejects as not permitted)');
-}
-
 // modules: extra ES modules for dynamic import(); `executor.js` is reserved and ignored.
 function checkModules(modules) {
   if (modules === null || typeof modules !== 'object' || Array.isArray(modules)) {
@@ -131,4 +125,4 @@ function checkModules(modules) {
   }
 }
 
-module.exports = { execute, checkOutbound, checkModules, DEPRECATION };
+module.exports = { execute, checkModules, DEPRECATION };

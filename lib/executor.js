@@ -11,6 +11,7 @@ const { NativeExecutor } = require('../index.js');
 const { CODES, CodemodeExecutorError, invalidArgument, fromNative } = require('./errors.js');
 const { providerNameProblem } = require('./names.js');
 const cloudflare = require('./cloudflare.js');
+const { OUTBOUND, checkOutbound, handleOutbound, bodyBudget } = require('./outbound.js');
 
 const LIMIT_OPTIONS = [
   'maxArgsBytes', 'maxReplyBytes', 'maxResultBytes', 'maxLogLines', 'maxLogBytes',
@@ -93,7 +94,7 @@ class IsolateExecutor {
    */
   constructor(options) {
     const opts = nativeOptions(options);
-    this.#outbound = cloudflare.checkOutbound(options && options.globalOutbound);
+    this.#outbound = checkOutbound(options && options.globalOutbound);
     if (options && options.modules !== undefined) cloudflare.checkModules(options.modules);
     try {
       this.#native = new NativeExecutor(opts);
@@ -120,11 +121,17 @@ class IsolateExecutor {
 
   // Runs one job: `namespaces` and `resultMode` go to the sandbox, tool calls go to `dispatch`
   // (provider, tool, argsJson) → reply text or a promise of it. Resolves with the native report.
-  #run({ code, namespaces, resultMode, dispatch, timeout, memoryLimitMb, faultInjection }) {
+  // `outbound` (a handler, or null for no network) defaults to the executor's globalOutbound.
+  #run({ code, namespaces, resultMode, dispatch, timeout, memoryLimitMb, faultInjection, outbound }) {
     if (this.#disposed) {
       throw new CodemodeExecutorError(CODES.DISPOSED, 'The executor has been disposed');
     }
     const native = this.#native;
+    const handler = outbound === undefined ? this.#outbound : outbound;
+    const budget = handler === null ? 0 : bodyBudget(native.limits.maxReplyBytes);
+    const answer = (provider, tool, argsJson) => (provider === OUTBOUND
+      ? handleOutbound(handler, argsJson, budget)
+      : dispatch(provider, tool, argsJson));
     const onToolCall = (runId, callId, provider, tool, argsJson) => {
       const send = (reply) => {
         if (typeof reply !== 'string') {
@@ -134,7 +141,7 @@ class IsolateExecutor {
       };
       let reply;
       try {
-        reply = dispatch(provider, tool, argsJson);
+        reply = answer(provider, tool, argsJson);
       } catch (error) {
         send(errorReply(error));
         return;
@@ -147,7 +154,7 @@ class IsolateExecutor {
     };
     const request = {
       code,
-      runConfigJson: JSON.stringify({ resultMode, namespaces }),
+      runConfigJson: JSON.stringify({ resultMode, namespaces, outbound: handler !== null }),
       timeout: checkTimeout(timeout),
       memoryLimitMb: checkInteger('memoryLimitMb', memoryLimitMb, 16, 16384),
       faultInjection,
@@ -183,6 +190,7 @@ class IsolateExecutor {
       timeout: request.timeout,
       memoryLimitMb: request.memoryLimitMb,
       faultInjection: typeof request.__faultInjection === 'string' ? request.__faultInjection : undefined,
+      outbound: request.outbound === undefined ? undefined : checkOutbound(request.outbound, 'request.outbound'),
     }).then(shapeNativeReport);
   }
 

@@ -18,9 +18,11 @@ pub struct Limits {
     /// How long a terminated run may keep its thread before the worker is abandoned and replaced
     /// (some V8 builtins do not check for termination while they loop).
     pub abandon_after: Duration,
-    /// V8 heap budget of one isolate, in bytes. Reaching it ends the run with a memory error.
-    /// While the terminated run unwinds, V8 is granted up to two more budgets' worth (see
-    /// `sandbox::near_heap_limit`), so the peak of one isolate is at most three times this.
+    /// V8 heap budget of one isolate, in bytes. A run whose heap exceeds it after a garbage
+    /// collection is ended with a memory error. V8's own hard limit sits `HEAP_HEADROOM` above
+    /// it (see `sandbox`), because V8 aborts the whole process when one allocation cannot fit:
+    /// a single object (up to about 1 GiB, V8's largest) may briefly take the heap past the
+    /// budget before the run is ended.
     pub heap_bytes: usize,
     /// Bytes of ArrayBuffer / TypedArray backing stores one isolate may hold at once. They live
     /// outside V8's heap, so they are counted by our own allocator.
@@ -39,6 +41,8 @@ pub struct Limits {
     pub max_log_lines: usize,
     /// Bytes of all captured log lines of one run together.
     pub max_log_bytes: usize,
+    /// Characters of the error text a failed run reports (a longer message is cut, and says so).
+    pub max_error_chars: usize,
     /// Tool calls one run may make.
     pub max_tool_calls: u32,
     /// Timers (`setTimeout` / `setInterval`) armed at once in one run.
@@ -68,6 +72,7 @@ impl Default for Limits {
             max_result_bytes: 32 * MIB,
             max_log_lines: 10_000,
             max_log_bytes: 4 * MIB,
+            max_error_chars: 65_536,
             max_tool_calls: 10_000,
             max_timers: 10_000,
             max_code_bytes: 4 * MIB,

@@ -10,6 +10,8 @@
   const nativeLog = natives.log;
   const nativeArrayLength = natives.arrayLength;
   const maxArrayLike = natives.maxArrayLike;
+  const maxErrorChars = natives.maxErrorChars;
+  const stringSlice = String.prototype.slice;
   // Per-run configuration hooks of the environment files (web_net.js reads `outbound`).
   const runHooks = [];
   natives.runHooks = runHooks;
@@ -37,6 +39,41 @@
   // Its memories are allocated outside both the heap limit and the ArrayBuffer budget, and
   // Workers do not allow compiling WebAssembly from bytes either.
   delete global.WebAssembly;
+
+  // ---- Resizable and growable buffers ---------------------------------------------------------
+  // V8 reserves the memory of `new ArrayBuffer(n, { maxByteLength })` (and growable
+  // SharedArrayBuffers) itself, outside the budgeted allocator. The constructors are wrapped so
+  // the maximum lengths a run asks for, added up, stay within the ArrayBuffer budget.
+  let reservedBytes = 0;
+  function wrapBufferConstructor(name) {
+    const Original = global[name];
+    if (typeof Original !== 'function') return;
+    const Wrapped = {
+      [name]: function (length, options) {
+        if (new.target === undefined) {
+          throw new TypeErrorCtor(`Constructor ${name} requires 'new'`);
+        }
+        if (options !== null && typeof options === 'object' && options.maxByteLength !== undefined) {
+          const max = NumberCtor(options.maxByteLength);
+          if (max > natives.arrayBufferBudget - reservedBytes) {
+            throw new RangeErrorCtor(`${name} maxByteLength ${max} exceeds the sandbox's memory budget of ${natives.arrayBufferBudget} bytes`);
+          }
+          reservedBytes += max > 0 ? max : 0;
+        }
+        return Reflect.construct(Original, arguments, new.target);
+      },
+    }[name];
+    defineProperty(Wrapped, 'prototype', { value: Original.prototype, writable: false, enumerable: false, configurable: false });
+    defineProperty(Wrapped, 'length', { value: Original.length, writable: false, enumerable: false, configurable: true });
+    defineProperty(Original.prototype, 'constructor', { value: Wrapped, writable: true, enumerable: false, configurable: true });
+    for (const key of Reflect.ownKeys(Original)) {
+      if (key === 'prototype' || key === 'length' || key === 'name') continue;
+      defineProperty(Wrapped, key, Object.getOwnPropertyDescriptor(Original, key));
+    }
+    defineProperty(global, name, { value: Wrapped, writable: true, enumerable: false, configurable: true });
+  }
+  wrapBufferConstructor('ArrayBuffer');
+  wrapBufferConstructor('SharedArrayBuffer');
 
   // ---- Guarded array builtins -------------------------------------------------------------
   // Some Array.prototype builtins loop in C++ without checking for termination, or allocate a
@@ -235,6 +272,17 @@
   const PAUSE = '__CODEMODE_PAUSE__';
   const CONTROL = '__codemode_control__';
 
+  // The JSON text of an argument list, always an array at the top: each argument is encoded on
+  // its own, so a program's Array.prototype.toJSON cannot turn the list into something else.
+  function argumentsJson(args) {
+    let text = '[';
+    for (let i = 0; i < args.length; i++) {
+      const part = codec.transportStringify(args[i]);
+      text += (i > 0 ? ',' : '') + (part === undefined ? 'null' : part);
+    }
+    return text + ']';
+  }
+
   // A provider tool: arguments and reply travel with the transport codec (JSON, binary
   // envelopes); an error reply throws an Error carrying only the message.
   function providerTool(provider, tool, known) {
@@ -242,7 +290,7 @@
       if (!ReflectApply(setHas, known, [tool])) {
         throw new ErrorCtor(`Tool "${tool}" not found`);
       }
-      const reply = await nativeCall(provider, tool, codec.transportStringify(args));
+      const reply = await nativeCall(provider, tool, argumentsJson(args));
       let parsed;
       try {
         parsed = codec.transportParse(reply);
@@ -334,6 +382,12 @@
   // The text the host reports for a thrown value: the message of an Error, String(value) for
   // anything else.
   function describeError(error) {
+    const text = describeUnbounded(error);
+    if (text.length <= maxErrorChars) return text;
+    return ReflectApply(stringSlice, text, [0, maxErrorChars]) +
+      ` ... [error message truncated: ${text.length} characters in all, maxErrorChars]`;
+  }
+  function describeUnbounded(error) {
     try {
       if (error instanceof ErrorCtor || (error !== null && typeof error === 'object' &&
         typeof error.message === 'string' && typeof error.name === 'string')) {

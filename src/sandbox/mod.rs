@@ -87,6 +87,48 @@ pub struct Sandbox {
     limits: Limits,
 }
 
+/// Room above the heap budget that V8 may use before its own limit: V8 aborts the process when
+/// one allocation cannot fit, and its largest single objects (a two-byte string of 2^29
+/// characters, a FixedArray of 2^27 slots) are about 1 GiB. The budget itself is enforced after
+/// each garbage collection by `after_gc`.
+const HEAP_HEADROOM: usize = 1280 * MIB;
+
+/// Ends the run when the heap has outgrown its budget. Runs after every garbage collection.
+unsafe extern "C" fn after_gc(isolate: v8::UnsafeRawIsolatePtr, _: v8::GCType, _: v8::GCCallbackFlags, data: *mut c_void) {
+    // SAFETY: `data` is the `TerminationState` owned by the `Sandbox` that owns this isolate,
+    // which outlives the isolate (see `Sandbox`'s field order).
+    let state = unsafe { &*(data as *const TerminationState) };
+    let mut isolate = isolate;
+    // SAFETY: V8 passes the isolate that is collecting, on its own thread; reading heap
+    // statistics does not allocate, which is what GC callbacks may not do.
+    let isolate = unsafe { v8::Isolate::ref_from_raw_isolate_ptr_mut(&mut isolate) };
+    let used = isolate.get_heap_statistics().used_heap_size();
+    if used <= state.heap_limit_bytes {
+        return;
+    }
+    let at_stop = match state.heap_at_stop.compare_exchange(0, used, Ordering::AcqRel, Ordering::Acquire) {
+        Ok(_) => used,
+        Err(previous) => previous,
+    };
+    state.terminate(StopReason::Memory);
+    // A run that keeps growing by another whole budget after termination was requested is not
+    // unwinding: it runs code that ignores termination. Give its thread up now (see `park`).
+    if used > at_stop.saturating_add(state.heap_limit_bytes) {
+        park(state);
+    }
+}
+
+/// Answers the run with the memory error through the wedge hook and parks this thread for good
+/// (returning would let the program go on allocating, or make V8 abort the process). Does
+/// nothing when no run holds the hook.
+fn park(state: &TerminationState) {
+    if state.wedge(memory_message(state.heap_limit_bytes)) {
+        loop {
+            std::thread::park();
+        }
+    }
+}
+
 /// Extra heap (one heap limit's worth, at least 16 MB) granted at most `HEAP_GRANTS` times, so a
 /// terminated run can unwind. Smaller grants were measured to be too small: a `Map` rehash
 /// allocates its new table in one piece, and V8 aborts the process if that allocation fails.
@@ -103,12 +145,7 @@ unsafe extern "C" fn near_heap_limit(data: *mut c_void, current: usize, initial:
     // The program kept allocating after termination was requested (some optimized code does
     // not check for it). Returning now would make V8 abort the whole process; instead the run is
     // answered, the worker replaced, and this thread parked for good with its bounded heap.
-    let message = memory_message(state.heap_limit_bytes);
-    if state.wedge(message) {
-        loop {
-            std::thread::park();
-        }
-    }
+    park(state);
     current
 }
 
@@ -126,11 +163,13 @@ impl Sandbox {
         let termination = Arc::new(TerminationState::new(limits.heap_bytes));
         let budget = Arc::new(ArrayBufferBudget::new(limits.array_buffer_bytes, termination.clone()));
         let params = v8::CreateParams::default()
-            .heap_limits(0, limits.heap_bytes)
+            .heap_limits(0, limits.heap_bytes + HEAP_HEADROOM)
             .array_buffer_allocator(new_allocator(budget));
         let mut isolate = v8::Isolate::new(params);
         termination.attach(isolate.thread_safe_handle());
-        isolate.add_near_heap_limit_callback(near_heap_limit, Arc::as_ptr(&termination) as *mut c_void);
+        let state = Arc::as_ptr(&termination) as *mut c_void;
+        isolate.add_near_heap_limit_callback(near_heap_limit, state);
+        isolate.add_gc_epilogue_callback(after_gc, state, v8::GCType::kGCTypeAll);
         isolate.set_microtasks_policy(v8::MicrotasksPolicy::Explicit);
         // A blocking `Atomics.wait` would park the worker with nothing to wake it (as on a
         // browser's main thread, it throws instead).
@@ -159,8 +198,19 @@ impl Sandbox {
             self.termination.clone(),
         )));
         self.isolate.set_slot(state.clone());
-        let outcome = self.execute(&program, &state);
-        let heap_used_bytes = self.isolate.get_heap_statistics().used_heap_size() as u64;
+        let mut outcome = self.execute(&program, &state);
+        self.termination.clear_wedge();
+        let mut heap_used_bytes = self.isolate.get_heap_statistics().used_heap_size();
+        if heap_used_bytes > self.limits.heap_bytes {
+            // Over budget at the end (one large object needs no collection to exist): collect
+            // fully before judging, so garbage is not counted against the program.
+            self.isolate.low_memory_notification();
+            heap_used_bytes = self.isolate.get_heap_statistics().used_heap_size();
+            if heap_used_bytes > self.limits.heap_bytes {
+                outcome = Err(memory_message(self.termination.heap_limit_bytes));
+            }
+        }
+        let heap_used_bytes = heap_used_bytes as u64;
         let mut st = state.borrow_mut();
         // Nothing of the run survives it: pending calls and armed timers go with the isolate.
         st.pending.clear();
@@ -314,11 +364,7 @@ fn run_program(
                 Ok(RunEvent::Reply { call_id, json }) => {
                     let resolver = state.borrow_mut().pending.remove(&call_id);
                     if let Some(resolver) = resolver {
-                        let resolver = v8::Local::new(tc, &resolver);
-                        let Some(reply) = v8::String::new(tc, &json) else {
-                            return Err(Failure::Message("A tool reply is too large for the sandbox".to_string()));
-                        };
-                        resolver.resolve(tc, reply.into());
+                        resolve_reply(tc, &resolver, &json)?;
                     }
                 }
                 Ok(RunEvent::Breach(message)) => return Err(Failure::Message(message)),
@@ -360,18 +406,38 @@ fn fire_due_timers(
     now: Instant,
 ) -> Result<(), Failure> {
     let due = state.borrow_mut().take_due_timers(now);
-    let fire_timer = v8::Local::new(tc, fire_timer);
-    let undefined: v8::Local<v8::Value> = v8::undefined(tc).into();
     for id in due {
-        let id = v8::Integer::new_from_unsigned(tc, id);
-        if fire_timer.call(tc, undefined, &[id.into()]).is_none() {
+        // Each timer's handles live in their own scope: a run may fire millions of timers.
+        let outer: &mut v8::PinScope = tc;
+        v8::scope!(let scope, outer);
+        let fire_timer = v8::Local::new(scope, fire_timer);
+        let undefined: v8::Local<v8::Value> = v8::undefined(scope).into();
+        let id = v8::Integer::new_from_unsigned(scope, id);
+        if fire_timer.call(scope, undefined, &[id.into()]).is_none() {
             return Err(Failure::Stopped);
         }
-        tc.perform_microtask_checkpoint();
-        if tc.is_execution_terminating() || tc.has_terminated() {
+        scope.perform_microtask_checkpoint();
+        if scope.is_execution_terminating() {
             return Err(Failure::Stopped);
         }
     }
+    Ok(())
+}
+
+/// Resolves a tool call's promise with its reply, in a handle scope of its own (a run may
+/// receive many replies, and the run's outer scope lives as long as the run).
+fn resolve_reply(
+    tc: &mut v8::PinnedRef<'_, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>,
+    resolver: &v8::Global<v8::PromiseResolver>,
+    json: &str,
+) -> Result<(), Failure> {
+    let outer: &mut v8::PinScope = tc;
+    v8::scope!(let scope, outer);
+    let resolver = v8::Local::new(scope, resolver);
+    let Some(reply) = v8::String::new(scope, json) else {
+        return Err(Failure::Message("A tool reply is too large for the sandbox".to_string()));
+    };
+    resolver.resolve(scope, reply.into());
     Ok(())
 }
 
@@ -443,9 +509,15 @@ fn bootstrap(isolate: &mut v8::OwnedIsolate, limits: &Limits) -> Result<(v8::Glo
         let key = v8::String::new(tc, name).ok_or_else(|| fail(name))?;
         natives.set(tc, key.into(), function.into()).ok_or_else(|| fail(name))?;
     }
-    let key = v8::String::new(tc, "maxArrayLike").ok_or_else(|| fail("maxArrayLike"))?;
-    let cap = v8::Number::new(tc, limits.max_array_like_length as f64);
-    natives.set(tc, key.into(), cap.into()).ok_or_else(|| fail("maxArrayLike"))?;
+    for (name, value) in [
+        ("maxArrayLike", limits.max_array_like_length as f64),
+        ("maxErrorChars", limits.max_error_chars as f64),
+        ("arrayBufferBudget", limits.array_buffer_bytes as f64),
+    ] {
+        let key = v8::String::new(tc, name).ok_or_else(|| fail(name))?;
+        let number = v8::Number::new(tc, value);
+        natives.set(tc, key.into(), number.into()).ok_or_else(|| fail(name))?;
+    }
     let codec = evaluate(tc, CODEC).map_err(|e| fail(&format!("codec.js: {e}")))?;
     let key = v8::String::new(tc, "codec").ok_or_else(|| fail("codec"))?;
     natives.set(tc, key.into(), codec).ok_or_else(|| fail("codec"))?;

@@ -1,6 +1,6 @@
 //! Why a run was stopped, and the handle that stops it from any thread.
 
-use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Called (once) when the isolate's thread is about to be parked for good; receives the error
@@ -36,6 +36,8 @@ pub(crate) struct TerminationState {
     /// How often the near-heap-limit callback has granted extra room to unwind.
     pub(crate) heap_grants: AtomicU32,
     pub(crate) heap_limit_bytes: usize,
+    /// Heap size when the budget was first found exceeded (0: not yet).
+    pub(crate) heap_at_stop: AtomicUsize,
     wedge_hook: Mutex<Option<WedgeHook>>,
 }
 
@@ -46,6 +48,7 @@ impl TerminationState {
             handle: OnceLock::new(),
             heap_grants: AtomicU32::new(0),
             heap_limit_bytes,
+            heap_at_stop: AtomicUsize::new(0),
             wedge_hook: Mutex::new(None),
         }
     }
@@ -65,6 +68,11 @@ impl TerminationState {
 
     pub(crate) fn reason(&self) -> Option<StopReason> {
         StopReason::from_u8(self.reason.load(Ordering::Acquire))
+    }
+
+    /// Drops the wedge hook: the run is over, nothing is left to answer.
+    pub(crate) fn clear_wedge(&self) {
+        self.wedge_hook.lock().unwrap_or_else(|p| p.into_inner()).take();
     }
 
     /// Runs the wedge hook, if one is set and has not run yet. Returns whether one ran.
