@@ -305,7 +305,8 @@ test('globalOutbound null or omitted blocks the network with workerd\'s message;
   } finally {
     await blocked.dispose();
   }
-  assert.throws(() => new IsolateExecutor({ globalOutbound: () => new Response('x') }), { code: 'ERR_INVALID_ARGUMENT' });
+  assert.throws(() => new IsolateExecutor({ globalOutbound: 'https://proxy' }), { code: 'ERR_INVALID_ARGUMENT' });
+  assert.throws(() => new IsolateExecutor({ globalOutbound: { notFetch: true } }), { code: 'ERR_INVALID_ARGUMENT' });
   assert.throws(() => new IsolateExecutor({ modules: { 'util.js': 'export const x = 1' } }), { code: 'ERR_INVALID_ARGUMENT' });
 });
 
