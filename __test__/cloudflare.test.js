@@ -307,10 +307,43 @@ test('globalOutbound null or omitted blocks the network with workerd\'s message;
   }
   assert.throws(() => new IsolateExecutor({ globalOutbound: 'https://proxy' }), { code: 'ERR_INVALID_ARGUMENT' });
   assert.throws(() => new IsolateExecutor({ globalOutbound: { notFetch: true } }), { code: 'ERR_INVALID_ARGUMENT' });
-  assert.throws(() => new IsolateExecutor({ modules: { 'util.js': 'export const x = 1' } }), { code: 'ERR_INVALID_ARGUMENT' });
+  assert.throws(() => new IsolateExecutor({ modules: { 'util.js': 42 } }), { code: 'ERR_INVALID_ARGUMENT' });
+  assert.throws(() => new IsolateExecutor({ modules: 'util.js' }), { code: 'ERR_INVALID_ARGUMENT' });
 });
 
 test('raw model output runs: fences and bare expressions are normalized by the executor', async () => {
   assert.deepEqual(await ex.execute('```js\nconst x = await codemode.two();\nx * 21\n```', [{ name: 'codemode', fns: { two: () => 2 } }]), { result: 42, logs: [] });
   assert.deepEqual(await ex.execute('return "statement block"', []), { result: 'statement block', logs: [] });
+});
+
+test('modules load through dynamic import, with static imports between them, top-level await, and one instance per run', async () => {
+  const withModules = new IsolateExecutor({ workers: 1, modules: {
+    'executor.js': 'this is not JavaScript and is ignored',
+    'math.js': 'import { factor } from "./config.js"; export function scale(x) { return x * factor; } export const ready = await Promise.resolve("ready"); export let loads = 0; loads++;',
+    'config.js': 'export const factor = 3;',
+    'broken.js': 'export const = ;',
+    'throws.js': 'throw new Error("module failed");',
+    'uses-globals.js': 'export const id = () => typeof crypto.randomUUID();',
+  } });
+  try {
+    const out = await withModules.execute(`async () => {
+      const m = await import("math.js");
+      const again = await import("./math.js");
+      const g = await import("uses-globals.js");
+      const failures = [];
+      for (const s of ["fs", "node:fs", "broken.js", "throws.js", "executor.js"]) {
+        try { await import(s); failures.push("loaded " + s); } catch (e) { failures.push(e.constructor.name + ": " + e.message); }
+      }
+      return [m.scale(14), m.ready, m === again, m.loads, g.id(), failures];
+    }`, []);
+    assert.deepEqual(out.result, [42, 'ready', true, 1, 'string', [
+      'TypeError: No such module "fs".', 'TypeError: No such module "node:fs".', "SyntaxError: Unexpected token '='",
+      'Error: module failed', 'TypeError: No such module "executor.js".',
+    ]]);
+    // A fresh run gets fresh module instances.
+    const second = await withModules.execute('async () => { const m = await import("math.js"); m.loads; return typeof globalThis.loads }', []);
+    assert.equal(second.result, 'undefined');
+  } finally {
+    await withModules.dispose();
+  }
 });

@@ -114,15 +114,20 @@ function execute(run, code, providersOrFns, options) {
   });
 }
 
-// modules: extra ES modules for dynamic import(); `executor.js` is reserved and ignored.
+// modules: extra ES modules for dynamic import(specifier). `executor.js` is reserved for the
+// harness in Cloudflare and silently dropped. Returns the modules to send, or undefined.
 function checkModules(modules) {
-  if (modules === null || typeof modules !== 'object' || Array.isArray(modules)) {
+  if (modules === undefined || modules === null) return undefined;
+  if (typeof modules !== 'object' || Array.isArray(modules)) {
     throw invalidArgument('modules must be an object mapping specifiers to module source');
   }
-  const extra = Object.keys(modules).filter((key) => key !== 'executor.js');
-  if (extra.length > 0) {
-    throw invalidArgument(`modules are not supported yet (got ${extra.map((k) => JSON.stringify(k)).join(', ')})`);
+  const out = {};
+  for (const [specifier, source] of Object.entries(modules)) {
+    if (specifier === 'executor.js') continue;
+    if (typeof source !== 'string') throw invalidArgument(`modules["${specifier}"] must be module source text`);
+    out[specifier] = source;
   }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 module.exports = { execute, checkModules, DEPRECATION };

@@ -86,6 +86,7 @@ class IsolateExecutor {
   #native;
   #disposed = false;
   #outbound;
+  #modules;
 
   /**
    * @param {object} [options] workers, maxQueue, timeout (ms, default 60 000), memoryLimitMb
@@ -95,7 +96,7 @@ class IsolateExecutor {
   constructor(options) {
     const opts = nativeOptions(options);
     this.#outbound = checkOutbound(options && options.globalOutbound);
-    if (options && options.modules !== undefined) cloudflare.checkModules(options.modules);
+    this.#modules = cloudflare.checkModules(options && options.modules);
     try {
       this.#native = new NativeExecutor(opts);
     } catch (error) {
@@ -154,7 +155,7 @@ class IsolateExecutor {
     };
     const request = {
       code,
-      runConfigJson: JSON.stringify({ resultMode, namespaces, outbound: handler !== null }),
+      runConfigJson: JSON.stringify({ resultMode, namespaces, outbound: handler !== null, modules: this.#modules }),
       timeout: checkTimeout(timeout),
       memoryLimitMb: checkInteger('memoryLimitMb', memoryLimitMb, 16, 16384),
       faultInjection,

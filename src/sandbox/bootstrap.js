@@ -357,6 +357,7 @@
         },
       });
     }
+    if (config.modules !== undefined) natives.registerModules(jsonStringify(config.modules));
     for (const hook of runHooks) hook(config);
     for (const space of config.namespaces) {
       if (typeof space.prelude === 'string') indirectEval(space.prelude);
@@ -400,5 +401,13 @@
     }
   }
 
-  return { prepareRun, encodeResult, describeError };
+  // `import(specifier)` from the program: the module registered under that specifier, once
+  // its evaluation (top-level await included) has finished.
+  async function importModule(specifier) {
+    const [namespace, evaluation] = natives.loadModule(StringCtor(specifier));
+    await evaluation;
+    return namespace;
+  }
+
+  return { prepareRun, encodeResult, describeError, importModule };
 })

@@ -3,6 +3,7 @@
 
 mod allocator;
 mod natives;
+mod modules;
 mod termination;
 mod web_natives;
 
@@ -74,6 +75,7 @@ struct Helpers {
     encode: v8::Global<v8::Function>,
     describe: v8::Global<v8::Function>,
     fire_timer: v8::Global<v8::Function>,
+    import: v8::Global<v8::Function>,
 }
 
 /// A fresh isolate with its context bootstrapped, ready for exactly one run.
@@ -174,7 +176,10 @@ impl Sandbox {
         // A blocking `Atomics.wait` would park the worker with nothing to wake it (as on a
         // browser's main thread, it throws instead).
         isolate.set_allow_atomics_wait(false);
+        isolate.set_host_import_module_dynamically_callback(modules::dynamic_import);
+        modules::install(&mut isolate);
         let (context, helpers) = bootstrap(&mut isolate, limits)?;
+        isolate.set_slot(modules::ImportHelper(helpers.import.clone()));
         Ok(Sandbox { helpers, context, isolate, termination, limits: limits.clone() })
     }
 
@@ -490,7 +495,9 @@ fn bootstrap(isolate: &mut v8::OwnedIsolate, limits: &Limits) -> Result<(v8::Glo
     v8::tc_scope!(let tc, scope);
     let fail = |what: &str| format!("Sandbox bootstrap failed: {what}");
     let natives = v8::Object::new(tc);
-    let functions: [(&str, v8::FunctionCallback); 12] = [
+    let functions: [(&str, v8::FunctionCallback); 14] = [
+        ("loadModule", modules::load_module.map_fn_to()),
+        ("registerModules", modules::register_modules.map_fn_to()),
         ("call", natives::call_tool.map_fn_to()),
         ("log", natives::log_line.map_fn_to()),
         ("arrayLength", natives::array_length.map_fn_to()),
@@ -530,6 +537,7 @@ fn bootstrap(isolate: &mut v8::OwnedIsolate, limits: &Limits) -> Result<(v8::Glo
         encode: helper(tc, &core, "encodeResult")?,
         describe: helper(tc, &core, "describeError")?,
         fire_timer: helper(tc, &web, "fireTimer")?,
+        import: helper(tc, &core, "importModule")?,
     };
     Ok((v8::Global::new(tc, context), helpers))
 }
