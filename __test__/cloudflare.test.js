@@ -347,3 +347,15 @@ test('modules load through dynamic import, with static imports between them, top
     await withModules.dispose();
   }
 });
+
+test('our runCode behaves like Cloudflare\'s on success, logs and failure', async () => {
+  const { runCode } = require('../lib/index.js');
+  const { t: cfRunCode } = await cfChunk('run-code-Q3Jh6Dcu.js');
+  const providers = [{ name: 'codemode', fns: { twice: (x) => x * 2 } }];
+  const cases = ['codemode.twice(4)', 'console.log("a"); console.error("b"); return 1', 'throw new Error("bad")',
+    'console.log("before"); throw "plain"', '```js\nawait codemode.twice(2)\n```', ''];
+  for (const code of cases) {
+    const settle = (p) => p.then((v) => ({ ok: v }), (e) => ({ err: e.message }));
+    assert.deepEqual(await settle(runCode({ code, executor: ex, providers })), await settle(cfRunCode({ code, executor: ex, providers })), code);
+  }
+});

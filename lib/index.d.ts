@@ -8,6 +8,10 @@ export interface IsolateExecutorOptions {
   timeout?: number
   /** V8 heap budget of one isolate in MB (16–16384); ArrayBuffer memory has the same budget. Default 128. */
   memoryLimitMb?: number
+  /** Sandbox `fetch` goes to this handler; omitted or null: fetch rejects (no network). */
+  globalOutbound?: OutboundHandler | null
+  /** Extra ES modules loadable with dynamic `import(specifier)`; the key `executor.js` is ignored. */
+  modules?: Record<string, string>
   /** Message bounds; a breach ends the run with an `error` naming the bound. */
   limits?: {
     /** Bytes of one tool call's argument JSON. Default 8 MiB. */
@@ -48,6 +52,8 @@ export interface NativeExecuteRequest {
   timeout?: number
   /** Overrides the executor's memory limit for this run (MB). */
   memoryLimitMb?: number
+  /** Overrides the executor's globalOutbound for this run; null refuses the network. */
+  outbound?: OutboundHandler | null
 }
 
 export interface NativeExecuteResult {
@@ -92,9 +98,50 @@ export interface ExecutorStats {
   liveRuns: number
 }
 
-export declare class IsolateExecutor {
+// ---- Cloudflare's executor contract (spec §2.1), for code written against @cloudflare/codemode ----
+
+/** The outcome of the Cloudflare form: `error` only on failure; `logs` absent only for pre-flight errors. */
+export interface ExecuteResult {
+  result: unknown
+  error?: string
+  logs?: string[]
+}
+
+/** A provider: `name` becomes a global namespace; each fn is callable as `name.<sanitized key>(...)`. */
+export interface ResolvedProvider {
+  name: string
+  fns: Record<string, (...args: any[]) => unknown>
+  /** Sandbox-side JavaScript evaluated after the namespaces exist (own properties win over tools). */
+  prelude?: string
+}
+
+/** A connector binding: `name.method(arg)` calls `binding.callTool(method, arg)`. */
+export interface ConnectorBinding {
+  name: string
+  binding: { callTool(method: string, args: unknown): Promise<unknown> }
+}
+
+export interface ExecuteOptions {
+  connectors?: ConnectorBinding[]
+}
+
+/** What @cloudflare/codemode's runtime and runCode call. */
+export interface Executor {
+  execute(code: string, providersOrFns: ResolvedProvider[] | Record<string, (...args: any[]) => unknown>, options?: ExecuteOptions): Promise<ExecuteResult>
+}
+
+/** An outbound handler: a function, or an object with `fetch` (the Fetcher shape). */
+export type OutboundHandler = ((request: Request) => Response | Promise<Response>) | { fetch(request: Request): Response | Promise<Response> }
+
+export declare class IsolateExecutor implements Executor {
   constructor(options?: IsolateExecutorOptions)
-  /** Runs one program in a fresh isolate. Rejects only for machinery faults (see ErrorCodes). */
+  /**
+   * Cloudflare form (drop-in for DynamicWorkerExecutor): the code is normalized, providers are
+   * validated with Cloudflare's messages, and the result keeps structured-clone fidelity.
+   * Never rejects for anything the program does; machinery faults reject with a `code`.
+   */
+  execute(code: string, providersOrFns: ResolvedProvider[] | Record<string, (...args: any[]) => unknown>, options?: ExecuteOptions): Promise<ExecuteResult>
+  /** Native form: tool calls reach `dispatch` as JSON text. Rejects only for machinery faults (see ErrorCodes). */
   execute(request: NativeExecuteRequest): Promise<NativeExecuteResult>
   readonly limits: ExecutorLimits
   stats(): ExecutorStats
@@ -112,3 +159,19 @@ export declare const ErrorCodes: {
 export declare class CodemodeExecutorError extends Error {
   readonly code: 'ERR_QUEUE_FULL' | 'ERR_DISPOSED' | 'ERR_WORKER_LOST' | 'ERR_INVALID_ARGUMENT'
 }
+
+/** Turns raw model output (fences, bare expressions, statement blocks) into an async arrow function source. */
+export declare function normalizeCode(code: string): string
+/** The identifier a host tool name is called by in the sandbox (`get-weather` → `get_weather`). */
+export declare function sanitizeToolName(name: string): string
+/** Cloudflare's runCode: normalize, execute, throw `Code execution failed: ...` on error. */
+export declare function runCode(options: {
+  code: string
+  executor: Executor
+  providers: ResolvedProvider[]
+  connectors?: ConnectorBinding[]
+}): Promise<{ result: unknown; logs?: string[] }>
+/** `type <typeName> = ...` for a JSON Schema. */
+export declare function jsonSchemaToType(schema: unknown, typeName: string): string
+/** The `declare const codemode: { ... }` block the model reads, from tool schemas. */
+export declare function generateTypesFromJsonSchema(tools: Record<string, { description?: string; inputSchema: unknown; outputSchema?: unknown }>): string

@@ -3,5 +3,16 @@ const { IsolateExecutor } = require('./executor.js');
 const { CODES, CodemodeExecutorError } = require('./errors.js');
 const { normalizeCode } = require('./normalize.js');
 const { sanitizeToolName } = require('./names.js');
+const { runCode } = require('./run-code.js');
+const { jsonSchemaToType, generateTypesFromJsonSchema } = require('./schema-types.js');
 
-module.exports = { IsolateExecutor, CodemodeExecutorError, ErrorCodes: CODES, normalizeCode, sanitizeToolName };
+module.exports = {
+  IsolateExecutor,
+  CodemodeExecutorError,
+  ErrorCodes: CODES,
+  normalizeCode,
+  sanitizeToolName,
+  runCode,
+  jsonSchemaToType,
+  generateTypesFromJsonSchema,
+};
