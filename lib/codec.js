@@ -220,7 +220,8 @@
         if (hasOwn(value, 'cause')) out.cause = encode(value.cause);
         return out;
       }
-      if (value instanceof Promise || value instanceof WeakMap || value instanceof WeakSet) {
+      if (value instanceof Promise || value instanceof WeakMap || value instanceof WeakSet ||
+        (typeof WeakRef === 'function' && value instanceof WeakRef)) {
         throw cloneError(`#<${value.constructor.name}>`);
       }
       enter(value);

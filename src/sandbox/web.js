@@ -6,7 +6,7 @@
 (function installWeb(natives) {
   'use strict';
   const global = globalThis;
-  const { defineProperty, getPrototypeOf, keys: objectKeys } = Object;
+  const { defineProperty, getPrototypeOf } = Object;
   const ReflectApply = Reflect.apply;
   const StringCtor = String;
   const NumberCtor = Number;
@@ -14,32 +14,18 @@
   const TypeErrorCtor = TypeError;
   const RangeErrorCtor = RangeError;
   const MapCtor = Map;
-  const SetCtor = Set;
   const DateCtor = Date;
-  const RegExpCtor = RegExp;
-  const ArrayBufferCtor = ArrayBuffer;
   const Uint8ArrayCtor = Uint8Array;
-  const DataViewCtor = DataView;
   const PromiseResolve = Promise.resolve.bind(Promise);
   const isView = ArrayBuffer.isView;
   const fromCharCode = String.fromCharCode;
   const mapGet = Map.prototype.get;
   const mapSet = Map.prototype.set;
-  const mapHas = Map.prototype.has;
   const mapDelete = Map.prototype.delete;
-  const mapForEach = Map.prototype.forEach;
-  const setAdd = Set.prototype.add;
-  const setForEach = Set.prototype.forEach;
-  const setHas = Set.prototype.has;
-  const dateGetTime = Date.prototype.getTime;
-  const regexpSource = Object.getOwnPropertyDescriptor(RegExp.prototype, 'source').get;
-  const regexpFlags = Object.getOwnPropertyDescriptor(RegExp.prototype, 'flags').get;
   const bufferByteLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get;
-  const bufferSlice = ArrayBuffer.prototype.slice;
   const TypedArray = getPrototypeOf(Uint8Array);
   const typedArrayTag = Object.getOwnPropertyDescriptor(TypedArray.prototype, Symbol.toStringTag).get;
   const typedArraySet = TypedArray.prototype.set;
-  const dataViewBuffer = Object.getOwnPropertyDescriptor(DataView.prototype, 'buffer').get;
   const nativeLog = natives.log;
   const LOG_ERROR = 2;
 
@@ -126,76 +112,21 @@
   install('performance', performance);
 
   // ---- structuredClone --------------------------------------------------------------------------
-  const ERROR_TYPES = { Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError };
-  function cloneError(message) {
-    return new DOMException(message, 'DataCloneError');
-  }
-  function cloneValue(value, memo) {
-    const type = typeof value;
-    if (type === 'symbol') throw cloneError(`${StringCtor(value)} could not be cloned.`);
-    if (type === 'function') throw cloneError(`${value.name || 'function'} could not be cloned.`);
-    if (value === null || type !== 'object') return value;
-    if (ReflectApply(mapHas, memo, [value])) return ReflectApply(mapGet, memo, [value]);
-    let copy;
-    if (branded(dateGetTime, value)) {
-      copy = new DateCtor(ReflectApply(dateGetTime, value, []));
-    } else if (branded(regexpSource, value)) {
-      copy = new RegExpCtor(ReflectApply(regexpSource, value, []), ReflectApply(regexpFlags, value, []));
-    } else if (branded(bufferByteLength, value)) {
-      copy = ReflectApply(bufferSlice, value, [0]);
-    } else if (isView(value)) {
-      const tag = ReflectApply(typedArrayTag, value, []);
-      if (tag === undefined) {
-        const buffer = cloneValue(ReflectApply(dataViewBuffer, value, []), memo);
-        copy = new DataViewCtor(buffer, value.byteOffset, value.byteLength);
-      } else {
-        const buffer = cloneValue(value.buffer, memo);
-        copy = new global[tag](buffer, value.byteOffset, value.length);
-      }
-    } else if (branded(mapHas, value)) {
-      copy = new MapCtor();
-      ReflectApply(mapSet, memo, [value, copy]);
-      const entries = [];
-      ReflectApply(mapForEach, value, [(v, k) => { entries[entries.length] = [k, v]; }]);
-      for (const [k, v] of entries) ReflectApply(mapSet, copy, [cloneValue(k, memo), cloneValue(v, memo)]);
-      return copy;
-    } else if (branded(setHas, value)) {
-      copy = new SetCtor();
-      ReflectApply(mapSet, memo, [value, copy]);
-      const items = [];
-      ReflectApply(setForEach, value, [(v) => { items[items.length] = v; }]);
-      for (const v of items) ReflectApply(setAdd, copy, [cloneValue(v, memo)]);
-      return copy;
-    } else if (value instanceof ErrorCtor) {
-      const Ctor = ERROR_TYPES[value.name] || ErrorCtor;
-      copy = new Ctor(value.message);
-      ReflectApply(mapSet, memo, [value, copy]);
-      if ('cause' in value) copy.cause = cloneValue(value.cause, memo);
-      return copy;
-    } else if (value instanceof Promise || value instanceof WeakMap || value instanceof WeakSet ||
-      value instanceof WeakRef) {
-      throw cloneError(`#<${value.constructor.name}> could not be cloned.`);
-    } else if (natives.arrayLength(value) >= 0) {
-      copy = new Array(value.length);
-      ReflectApply(mapSet, memo, [value, copy]);
-      for (const key of objectKeys(value)) copy[key] = cloneValue(value[key], memo);
-      return copy;
-    } else {
-      copy = {};
-      ReflectApply(mapSet, memo, [value, copy]);
-      for (const key of objectKeys(value)) copy[key] = cloneValue(value[key], memo);
-      return copy;
-    }
-    ReflectApply(mapSet, memo, [value, copy]);
-    return copy;
-  }
+  // The clone codec (lib/codec.js) already defines what survives a structured clone here (and
+  // what throws a DataCloneError); a clone is its round trip.
+  const codec = natives.codec;
   install('structuredClone', function structuredClone(value, options) {
-    if (arguments.length === 0) throw new TypeErrorCtor("structuredClone requires 1 argument");
+    if (arguments.length === 0) throw new TypeErrorCtor('structuredClone requires 1 argument');
     if (options !== undefined && options !== null && options.transfer !== undefined &&
       options.transfer.length > 0) {
-      throw cloneError('Transferring objects is not supported in this sandbox.');
+      throw new DOMException('Transferring objects is not supported in this sandbox.', 'DataCloneError');
     }
-    return cloneValue(value, new MapCtor());
+    try {
+      return codec.cloneParse(codec.cloneStringify(value));
+    } catch (error) {
+      if (error && error.name === 'DataCloneError') throw new DOMException(error.message, 'DataCloneError');
+      throw error;
+    }
   });
 
   // ---- atob / btoa ------------------------------------------------------------------------------
