@@ -2,6 +2,7 @@
 //! bootstrap installed, and the run itself (providers, program, promise pumping, results).
 
 mod allocator;
+mod code_cache;
 mod natives;
 mod modules;
 mod termination;
@@ -449,27 +450,29 @@ fn resolve_reply(
 type BootScope<'a, 'b, 'c, 'd> = v8::PinnedRef<'a, v8::TryCatch<'b, 'c, v8::HandleScope<'d>>>;
 
 /// Evaluates a script and returns its completion value.
-fn evaluate<'s>(tc: &mut v8::PinnedRef<'s, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>, source: &str) -> Result<v8::Local<'s, v8::Value>, String> {
-    let source = v8::String::new(tc, source).ok_or("source")?;
-    let script = v8::Script::compile(tc, source, None).ok_or_else(|| exception_text(tc))?;
-    script.run(tc).ok_or_else(|| exception_text(tc))
+fn evaluate<'s>(tc: &mut v8::PinnedRef<'s, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>, name: &'static str, source: &str) -> Result<v8::Local<'s, v8::Value>, String> {
+    let script = code_cache::compile(tc, name, source).ok_or_else(|| exception_text(tc))?;
+    let value = script.run(tc).ok_or_else(|| exception_text(tc))?;
+    code_cache::remember(tc, name, script);
+    Ok(value)
 }
 
 /// Evaluates `source` (a function expression), calls it with `natives`, and returns the object
 /// it returns.
 fn run_factory(
     tc: &mut BootScope<'_, '_, '_, '_>,
+    name: &'static str,
     source: &str,
     natives: &v8::Global<v8::Object>,
 ) -> Result<v8::Global<v8::Object>, String> {
     let natives = v8::Local::new(tc, natives);
-    let source = v8::String::new(tc, source).ok_or("source")?;
-    let script = v8::Script::compile(tc, source, None).ok_or_else(|| exception_text(tc))?;
+    let script = code_cache::compile(tc, name, source).ok_or_else(|| exception_text(tc))?;
     let factory = script.run(tc).ok_or_else(|| exception_text(tc))?;
     let factory = v8::Local::<v8::Function>::try_from(factory).map_err(|_| "not a function".to_string())?;
     let undefined = v8::undefined(tc).into();
     let result = factory.call(tc, undefined, &[natives.into()]).ok_or_else(|| exception_text(tc))?;
     let object = v8::Local::<v8::Object>::try_from(result).map_err(|_| "did not return an object".to_string())?;
+    code_cache::remember(tc, name, script);
     Ok(v8::Global::new(tc, object))
 }
 
@@ -525,13 +528,13 @@ fn bootstrap(isolate: &mut v8::OwnedIsolate, limits: &Limits) -> Result<(v8::Glo
         let number = v8::Number::new(tc, value);
         natives.set(tc, key.into(), number.into()).ok_or_else(|| fail(name))?;
     }
-    let codec = evaluate(tc, CODEC).map_err(|e| fail(&format!("codec.js: {e}")))?;
+    let codec = evaluate(tc, "codec.js", CODEC).map_err(|e| fail(&format!("codec.js: {e}")))?;
     let key = v8::String::new(tc, "codec").ok_or_else(|| fail("codec"))?;
     natives.set(tc, key.into(), codec).ok_or_else(|| fail("codec"))?;
     let natives = v8::Global::new(tc, natives);
-    let core = run_factory(tc, BOOTSTRAP, &natives).map_err(|e| fail(&format!("bootstrap.js: {e}")))?;
-    let web = run_factory(tc, WEB, &natives).map_err(|e| fail(&format!("web.js: {e}")))?;
-    run_factory(tc, WEB_NET, &natives).map_err(|e| fail(&format!("web_net.js: {e}")))?;
+    let core = run_factory(tc, "bootstrap.js", BOOTSTRAP, &natives).map_err(|e| fail(&format!("bootstrap.js: {e}")))?;
+    let web = run_factory(tc, "web.js", WEB, &natives).map_err(|e| fail(&format!("web.js: {e}")))?;
+    run_factory(tc, "web_net.js", WEB_NET, &natives).map_err(|e| fail(&format!("web_net.js: {e}")))?;
     let helpers = Helpers {
         prepare: helper(tc, &core, "prepareRun")?,
         encode: helper(tc, &core, "encodeResult")?,
