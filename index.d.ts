@@ -12,7 +12,7 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 export declare class NativeExecutor {
   constructor(options?: NativeOptions | undefined | null)
   /** Queues one run. Resolves with a `NativeReport`; never rejects (faults are data). */
-  execute(request: NativeRequest, onToolCall: (arg0: number, arg1: number, arg2: string, arg3: string, arg4: string) => void): object
+  execute(request: NativeRequest, onToolCall: (arg: ToolCallArgs) => void): object
   /**
    * Hands a tool reply (JSON text) to the run that waits for it. Returns false when the run
    * has already ended (a late reply) or the reply broke the size bound.

@@ -36,10 +36,16 @@ pub struct Fault {
 
 impl Fault {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Fault { code, message: message.into() }
+        Fault {
+            code,
+            message: message.into(),
+        }
     }
     pub fn queue_full(max: usize) -> Self {
-        Fault::new(ErrorCode::QueueFull, format!("The execution queue is full ({max} runs waiting)"))
+        Fault::new(
+            ErrorCode::QueueFull,
+            format!("The execution queue is full ({max} runs waiting)"),
+        )
     }
     pub fn disposed() -> Self {
         Fault::new(ErrorCode::Disposed, "The executor has been disposed")
@@ -73,6 +79,9 @@ mod tests {
         assert_eq!(ErrorCode::Disposed.as_str(), "ERR_DISPOSED");
         assert_eq!(ErrorCode::WorkerLost.as_str(), "ERR_WORKER_LOST");
         assert_eq!(ErrorCode::InvalidArgument.as_str(), "ERR_INVALID_ARGUMENT");
-        assert_eq!(Fault::queue_full(3).to_string(), "ERR_QUEUE_FULL: The execution queue is full (3 runs waiting)");
+        assert_eq!(
+            Fault::queue_full(3).to_string(),
+            "ERR_QUEUE_FULL: The execution queue is full (3 runs waiting)"
+        );
     }
 }

@@ -77,7 +77,9 @@ impl Default for Limits {
             max_timers: 10_000,
             max_code_bytes: 4 * MIB,
             max_queue: 10_000,
-            workers: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2),
+            workers: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(2),
         }
     }
 }

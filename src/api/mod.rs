@@ -106,7 +106,9 @@ fn positive(name: &str, value: Option<u32>, max: u32) -> Result<Option<usize>> {
     match value {
         None => Ok(None),
         Some(v) if v >= 1 && v <= max => Ok(Some(v as usize)),
-        Some(v) => Err(invalid(format!("{name} must be an integer between 1 and {max} (got {v})"))),
+        Some(v) => Err(invalid(format!(
+            "{name} must be an integer between 1 and {max} (got {v})"
+        ))),
     }
 }
 
@@ -123,8 +125,12 @@ fn memory_mb(value: Option<u32>) -> Result<Option<usize>> {
 fn timeout(value: Option<f64>) -> Result<Option<Duration>> {
     match value {
         None => Ok(None),
-        Some(ms) if ms.is_finite() && ms > 0.0 && ms <= MAX_TIMEOUT_MS => Ok(Some(Duration::from_secs_f64(ms / 1000.0))),
-        Some(ms) => Err(invalid(format!("timeout must be a number of milliseconds between 1 and {MAX_TIMEOUT_MS} (got {ms})"))),
+        Some(ms) if ms.is_finite() && ms > 0.0 && ms <= MAX_TIMEOUT_MS => {
+            Ok(Some(Duration::from_secs_f64(ms / 1000.0)))
+        }
+        Some(ms) => Err(invalid(format!(
+            "timeout must be a number of milliseconds between 1 and {MAX_TIMEOUT_MS} (got {ms})"
+        ))),
     }
 }
 
@@ -144,12 +150,36 @@ fn limits_from(options: &NativeOptions) -> Result<Limits> {
         limits.set_memory_mb(mb);
     }
     let fields: [(&str, Option<u32>, &mut usize); 6] = [
-        ("maxArgsBytes", options.max_args_bytes, &mut limits.max_args_bytes),
-        ("maxReplyBytes", options.max_reply_bytes, &mut limits.max_reply_bytes),
-        ("maxResultBytes", options.max_result_bytes, &mut limits.max_result_bytes),
-        ("maxLogLines", options.max_log_lines, &mut limits.max_log_lines),
-        ("maxLogBytes", options.max_log_bytes, &mut limits.max_log_bytes),
-        ("maxCodeBytes", options.max_code_bytes, &mut limits.max_code_bytes),
+        (
+            "maxArgsBytes",
+            options.max_args_bytes,
+            &mut limits.max_args_bytes,
+        ),
+        (
+            "maxReplyBytes",
+            options.max_reply_bytes,
+            &mut limits.max_reply_bytes,
+        ),
+        (
+            "maxResultBytes",
+            options.max_result_bytes,
+            &mut limits.max_result_bytes,
+        ),
+        (
+            "maxLogLines",
+            options.max_log_lines,
+            &mut limits.max_log_lines,
+        ),
+        (
+            "maxLogBytes",
+            options.max_log_bytes,
+            &mut limits.max_log_bytes,
+        ),
+        (
+            "maxCodeBytes",
+            options.max_code_bytes,
+            &mut limits.max_code_bytes,
+        ),
     ];
     for (name, value, slot) in fields {
         if let Some(n) = positive(name, value, max)? {
@@ -162,13 +192,16 @@ fn limits_from(options: &NativeOptions) -> Result<Limits> {
     Ok(limits)
 }
 
+/// The arguments of the host's tool-call callback: `(runId, callId, provider, tool, argsJson)`.
+type ToolCallArgs = FnArgs<(i64, u32, String, String, String)>;
+
 /// Tool calls go to the host's JS callback `(runId, callId, provider, tool, argsJson)`. Weak:
 /// the run's pending promise is what keeps Node's event loop alive, so a thread that had to be
 /// abandoned (and still holds this callback) never keeps the host process from exiting.
 type ToolCallback = ThreadsafeFunction<
-    FnArgs<(i64, u32, String, String, String)>,
+    ToolCallArgs,
     (),
-    FnArgs<(i64, u32, String, String, String)>,
+    ToolCallArgs,
     Status,
     false,
     true,
@@ -180,8 +213,16 @@ struct JsToolSink {
 
 impl ToolSink for JsToolSink {
     fn send(&self, run_id: u64, call: ToolCall) -> bool {
-        let args = FnArgs::from((run_id as i64, call.call_id, call.provider, call.tool, call.args_json));
-        self.callback.call(args, ThreadsafeFunctionCallMode::NonBlocking) == Status::Ok
+        let args = FnArgs::from((
+            run_id as i64,
+            call.call_id,
+            call.provider,
+            call.tool,
+            call.args_json,
+        ));
+        self.callback
+            .call(args, ThreadsafeFunctionCallMode::NonBlocking)
+            == Status::Ok
     }
 }
 
@@ -237,7 +278,8 @@ impl NativeExecutor {
             pool: Pool::new(limits),
             router: Arc::new(ReplyRouter::new()),
             next_run: AtomicU64::new(1),
-            fault_injection_enabled: std::env::var_os(FAULT_INJECTION_ENV).is_some_and(|v| v == "1"),
+            fault_injection_enabled: std::env::var_os(FAULT_INJECTION_ENV)
+                .is_some_and(|v| v == "1"),
         })
     }
 
@@ -247,7 +289,7 @@ impl NativeExecutor {
         &self,
         env: &'env Env,
         request: NativeRequest,
-        on_tool_call: Function<'env, FnArgs<(i64, u32, String, String, String)>, ()>,
+        on_tool_call: Function<'env, ToolCallArgs, ()>,
     ) -> Result<Object<'env>> {
         let mut limits = self.pool.limits().clone();
         if let Some(d) = timeout(request.timeout)? {
@@ -261,15 +303,28 @@ impl NativeExecutor {
             _ => None,
         };
         let callback: ToolCallback = on_tool_call
-            .build_threadsafe_function::<FnArgs<(i64, u32, String, String, String)>>()
+            .build_threadsafe_function::<ToolCallArgs>()
             .callee_handled::<false>()
             .weak::<true>()
             .build()?;
         let (deferred, promise) = env.create_deferred::<NativeReport, Resolver>()?;
         // Oversized code is the program's failure (a breached bound), not a fault.
-        if let Err(message) = check_size("The program source", request.code.len(), limits.max_code_bytes, "maxCodeBytes") {
-            let output = RunOutput { error: Some(message), ..RunOutput::default() };
-            let outcome = Ok(Report { output, queued: Duration::ZERO, run: Duration::ZERO, total: Duration::ZERO });
+        if let Err(message) = check_size(
+            "The program source",
+            request.code.len(),
+            limits.max_code_bytes,
+            "maxCodeBytes",
+        ) {
+            let output = RunOutput {
+                error: Some(message),
+                ..RunOutput::default()
+            };
+            let outcome = Ok(Report {
+                output,
+                queued: Duration::ZERO,
+                run: Duration::ZERO,
+                total: Duration::ZERO,
+            });
             let report = report(outcome);
             deferred.resolve(Box::new(move |_env| Ok(report)));
             return Ok(promise);
@@ -347,8 +402,10 @@ impl NativeExecutor {
     /// Stops the pool; resolves once every worker has exited.
     #[napi]
     pub fn dispose<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
-        let (deferred, promise) = env.create_deferred::<(), Box<dyn FnOnce(Env) -> Result<()> + Send>>()?;
-        self.pool.dispose(move || deferred.resolve(Box::new(|_env| Ok(()))));
+        let (deferred, promise) =
+            env.create_deferred::<(), Box<dyn FnOnce(Env) -> Result<()> + Send>>()?;
+        self.pool
+            .dispose(move || deferred.resolve(Box::new(|_env| Ok(()))));
         Ok(promise)
     }
 

@@ -80,7 +80,13 @@ impl ReplyRouter {
     /// [`ReplyRouter::close`] is called.
     pub fn open(&self, run_id: u64, max_reply_bytes: usize) -> Receiver<RunEvent> {
         let (tx, rx) = crossbeam_channel::unbounded();
-        self.lock().insert(run_id, Route { events: tx, max_reply_bytes });
+        self.lock().insert(
+            run_id,
+            Route {
+                events: tx,
+                max_reply_bytes,
+            },
+        );
         rx
     }
 
@@ -91,8 +97,15 @@ impl ReplyRouter {
     /// Hands a reply to its run, enforcing the reply size bound.
     pub fn route(&self, run_id: u64, call_id: u32, json: String) -> Routed {
         let routes = self.lock();
-        let Some(route) = routes.get(&run_id) else { return Routed::NoRun };
-        let event = match check_size("A tool reply", json.len(), route.max_reply_bytes, "maxReplyBytes") {
+        let Some(route) = routes.get(&run_id) else {
+            return Routed::NoRun;
+        };
+        let event = match check_size(
+            "A tool reply",
+            json.len(),
+            route.max_reply_bytes,
+            "maxReplyBytes",
+        ) {
             Ok(()) => RunEvent::Reply { call_id, json },
             Err(msg) => RunEvent::Breach(msg),
         };
@@ -126,10 +139,28 @@ mod tests {
         let router = ReplyRouter::new();
         let a = router.open(1, 100);
         let b = router.open(2, 100);
-        assert_eq!(router.route(2, 7, "{\"result\":2}".into()), Routed::Delivered);
-        assert_eq!(router.route(1, 3, "{\"result\":1}".into()), Routed::Delivered);
-        assert_eq!(a.try_recv().unwrap(), RunEvent::Reply { call_id: 3, json: "{\"result\":1}".into() });
-        assert_eq!(b.try_recv().unwrap(), RunEvent::Reply { call_id: 7, json: "{\"result\":2}".into() });
+        assert_eq!(
+            router.route(2, 7, "{\"result\":2}".into()),
+            Routed::Delivered
+        );
+        assert_eq!(
+            router.route(1, 3, "{\"result\":1}".into()),
+            Routed::Delivered
+        );
+        assert_eq!(
+            a.try_recv().unwrap(),
+            RunEvent::Reply {
+                call_id: 3,
+                json: "{\"result\":1}".into()
+            }
+        );
+        assert_eq!(
+            b.try_recv().unwrap(),
+            RunEvent::Reply {
+                call_id: 7,
+                json: "{\"result\":2}".into()
+            }
+        );
         assert!(a.try_recv().is_err());
     }
 

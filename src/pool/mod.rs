@@ -137,7 +137,10 @@ impl Pool {
         for _ in 0..workers {
             spawn_worker(&shared);
         }
-        Pool { shared, sender: Mutex::new(Some(sender)) }
+        Pool {
+            shared,
+            sender: Mutex::new(Some(sender)),
+        }
     }
 
     pub fn limits(&self) -> &Limits {
@@ -147,10 +150,14 @@ impl Pool {
     /// Queues a job, or gives it back with the fault that refused it.
     pub fn submit(&self, job: Job) -> Result<(), (Fault, Job)> {
         let sender = self.sender.lock().unwrap_or_else(|p| p.into_inner());
-        let Some(sender) = sender.as_ref() else { return Err((Fault::disposed(), job)) };
+        let Some(sender) = sender.as_ref() else {
+            return Err((Fault::disposed(), job));
+        };
         match sender.try_send(job) {
             Ok(()) => Ok(()),
-            Err(TrySendError::Full(job)) => Err((Fault::queue_full(self.shared.limits.max_queue), job)),
+            Err(TrySendError::Full(job)) => {
+                Err((Fault::queue_full(self.shared.limits.max_queue), job))
+            }
             Err(TrySendError::Disconnected(job)) => Err((Fault::disposed(), job)),
         }
     }
@@ -237,7 +244,10 @@ fn worker_main(shared: Arc<Shared>, id: usize) {
         // Create the next isolate while idle, ahead of demand.
         if warm.is_none() && !shared.disposed.load(Ordering::Acquire) {
             if let Ok(sandbox) = Sandbox::new(&shared.limits) {
-                shared.counters.isolates_created.fetch_add(1, Ordering::Relaxed);
+                shared
+                    .counters
+                    .isolates_created
+                    .fetch_add(1, Ordering::Relaxed);
                 warm = Some(sandbox);
             }
         }
@@ -251,7 +261,9 @@ fn worker_main(shared: Arc<Shared>, id: usize) {
         // replacement has been started).
         let claimed = Arc::new(AtomicBool::new(false));
         shared.counters.busy.fetch_add(1, Ordering::Relaxed);
-        let outcome = catch_unwind(AssertUnwindSafe(|| run_job(&shared, id, &mut warm, &job, &claimed)));
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            run_job(&shared, id, &mut warm, &job, &claimed)
+        }));
         if claimed.swap(true, Ordering::AcqRel) {
             return;
         }
@@ -259,7 +271,9 @@ fn worker_main(shared: Arc<Shared>, id: usize) {
         if let Err(panic) = outcome {
             let detail = panic_text(&panic);
             shared.counters.lost.fetch_add(1, Ordering::Relaxed);
-            job.completion.finish(Err(Fault::worker_lost(&format!("worker panicked: {detail}"))));
+            job.completion.finish(Err(Fault::worker_lost(&format!(
+                "worker panicked: {detail}"
+            ))));
             replace(&shared, id);
             return;
         }
@@ -276,7 +290,13 @@ fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
     }
 }
 
-fn run_job(shared: &Arc<Shared>, id: usize, warm: &mut Option<Sandbox>, job: &Job, claimed: &Arc<AtomicBool>) {
+fn run_job(
+    shared: &Arc<Shared>,
+    id: usize,
+    warm: &mut Option<Sandbox>,
+    job: &Job,
+    claimed: &Arc<AtomicBool>,
+) {
     let started = Instant::now();
     let mut sandbox = match warm.take() {
         Some(sandbox) if sandbox.limits().same_isolate_shape(&job.limits) => sandbox,
@@ -284,7 +304,10 @@ fn run_job(shared: &Arc<Shared>, id: usize, warm: &mut Option<Sandbox>, job: &Jo
             *warm = other;
             match Sandbox::new(&job.limits) {
                 Ok(sandbox) => {
-                    shared.counters.isolates_created.fetch_add(1, Ordering::Relaxed);
+                    shared
+                        .counters
+                        .isolates_created
+                        .fetch_add(1, Ordering::Relaxed);
                     sandbox
                 }
                 Err(message) => {
@@ -313,15 +336,28 @@ fn run_job(shared: &Arc<Shared>, id: usize, warm: &mut Option<Sandbox>, job: &Jo
             }
             shared.counters.busy.fetch_sub(1, Ordering::Relaxed);
             shared.counters.abandoned.fetch_add(1, Ordering::Relaxed);
-            let output = RunOutput { error: Some(message), ..RunOutput::default() };
-            completion.finish(Ok(Report { output, queued, run: started.elapsed(), total: enqueued_at.elapsed() }));
+            let output = RunOutput {
+                error: Some(message),
+                ..RunOutput::default()
+            };
+            completion.finish(Ok(Report {
+                output,
+                queued,
+                run: started.elapsed(),
+                total: enqueued_at.elapsed(),
+            }));
             replace(&shared, id);
         })
     };
     let terminator = sandbox.terminator();
     let wedge_action = on_abandon.clone();
     terminator.on_wedge(Box::new(move |message| fire(&wedge_action, message)));
-    let armed = shared.watchdog.arm(terminate_at, terminate_at + job.limits.abandon_after, terminator, on_abandon);
+    let armed = shared.watchdog.arm(
+        terminate_at,
+        terminate_at + job.limits.abandon_after,
+        terminator,
+        on_abandon,
+    );
     let output = sandbox.run(Program {
         run_id: job.run_id,
         code: &job.code,

@@ -69,24 +69,48 @@ impl Drop for Armed {
 
 impl Watchdog {
     pub fn start() -> Watchdog {
-        let inner = Arc::new(Inner { state: Mutex::new(State::default()), wake: Condvar::new() });
+        let inner = Arc::new(Inner {
+            state: Mutex::new(State::default()),
+            wake: Condvar::new(),
+        });
         let thread_inner = inner.clone();
         let thread = std::thread::Builder::new()
             .name("codemode-watchdog".into())
             .spawn(move || watch(&thread_inner))
             .expect("spawn the watchdog thread");
-        Watchdog { inner, thread: Mutex::new(Some(thread)) }
+        Watchdog {
+            inner,
+            thread: Mutex::new(Some(thread)),
+        }
     }
 
     /// Watches a run: terminate at `terminate_at`, abandon at `abandon_at` if still running.
-    pub fn arm(&self, terminate_at: Instant, abandon_at: Instant, terminator: Terminator, on_abandon: AbandonAction) -> Armed {
+    pub fn arm(
+        &self,
+        terminate_at: Instant,
+        abandon_at: Instant,
+        terminator: Terminator,
+        on_abandon: AbandonAction,
+    ) -> Armed {
         let mut state = self.inner.lock();
         let id = state.next_id;
         state.next_id += 1;
-        state.entries.insert(id, Entry { terminate_at, abandon_at, terminator, terminated: false, on_abandon });
+        state.entries.insert(
+            id,
+            Entry {
+                terminate_at,
+                abandon_at,
+                terminator,
+                terminated: false,
+                on_abandon,
+            },
+        );
         drop(state);
         self.inner.wake.notify_one();
-        Armed { id, inner: self.inner.clone() }
+        Armed {
+            id,
+            inner: self.inner.clone(),
+        }
     }
 
     pub fn shutdown(&self) {
@@ -117,7 +141,11 @@ fn watch(inner: &Inner) {
                 abandoned.push(entry.on_abandon.clone());
                 return false;
             }
-            let due = if entry.terminated { entry.abandon_at } else { entry.terminate_at };
+            let due = if entry.terminated {
+                entry.abandon_at
+            } else {
+                entry.terminate_at
+            };
             next = Some(next.map_or(due, |n| n.min(due)));
             true
         });
@@ -130,7 +158,11 @@ fn watch(inner: &Inner) {
             continue;
         }
         state = match next {
-            Some(at) => inner.wake.wait_timeout(state, at.saturating_duration_since(now)).map(|(s, _)| s).unwrap_or_else(|p| p.into_inner().0),
+            Some(at) => inner
+                .wake
+                .wait_timeout(state, at.saturating_duration_since(now))
+                .map(|(s, _)| s)
+                .unwrap_or_else(|p| p.into_inner().0),
             None => inner.wake.wait(state).unwrap_or_else(|p| p.into_inner()),
         };
     }
@@ -149,7 +181,12 @@ mod tests {
         let abandoned = Arc::new(AtomicBool::new(false));
         let flag = abandoned.clone();
         let now = Instant::now();
-        let _armed = dog.arm(now + Duration::from_millis(20), now + Duration::from_millis(60), t.clone(), abandon_action(move |_| flag.store(true, Ordering::SeqCst)));
+        let _armed = dog.arm(
+            now + Duration::from_millis(20),
+            now + Duration::from_millis(60),
+            t.clone(),
+            abandon_action(move |_| flag.store(true, Ordering::SeqCst)),
+        );
         std::thread::sleep(Duration::from_millis(40));
         assert_eq!(t.reason(), Some(StopReason::Timeout));
         assert!(!abandoned.load(Ordering::SeqCst));
@@ -163,7 +200,12 @@ mod tests {
         let dog = Watchdog::start();
         let t = Terminator::detached();
         let now = Instant::now();
-        let armed = dog.arm(now + Duration::from_millis(30), now + Duration::from_millis(40), t.clone(), abandon_action(|_| panic!("abandoned")));
+        let armed = dog.arm(
+            now + Duration::from_millis(30),
+            now + Duration::from_millis(40),
+            t.clone(),
+            abandon_action(|_| panic!("abandoned")),
+        );
         drop(armed);
         std::thread::sleep(Duration::from_millis(60));
         assert_eq!(t.reason(), None);

@@ -19,7 +19,11 @@ pub(crate) struct ArrayBufferBudget {
 
 impl ArrayBufferBudget {
     pub(crate) fn new(max: usize, termination: Arc<TerminationState>) -> Self {
-        ArrayBufferBudget { used: AtomicUsize::new(0), max, termination }
+        ArrayBufferBudget {
+            used: AtomicUsize::new(0),
+            max,
+            termination,
+        }
     }
 
     /// Takes `len` bytes from the budget, or refuses without changing it.
@@ -29,7 +33,10 @@ impl ArrayBufferBudget {
             let Some(next) = used.checked_add(len).filter(|n| *n <= self.max) else {
                 return false;
             };
-            match self.used.compare_exchange_weak(used, next, Ordering::AcqRel, Ordering::Relaxed) {
+            match self
+                .used
+                .compare_exchange_weak(used, next, Ordering::AcqRel, Ordering::Relaxed)
+            {
                 Ok(_) => return true,
                 Err(actual) => used = actual,
             }
@@ -52,13 +59,21 @@ fn layout(len: usize) -> Option<Layout> {
 }
 
 fn allocate_with(budget: &ArrayBufferBudget, len: usize, zeroed: bool) -> *mut c_void {
-    let Some(layout) = layout(len) else { return std::ptr::null_mut() };
+    let Some(layout) = layout(len) else {
+        return std::ptr::null_mut();
+    };
     if !budget.reserve(len) {
         budget.termination.terminate(StopReason::Memory);
         return std::ptr::null_mut();
     }
     // SAFETY: `layout` has a non-zero size (see `layout`) and a valid power-of-two alignment.
-    let ptr = unsafe { if zeroed { alloc_zeroed(layout) } else { alloc(layout) } };
+    let ptr = unsafe {
+        if zeroed {
+            alloc_zeroed(layout)
+        } else {
+            alloc(layout)
+        }
+    };
     if ptr.is_null() {
         budget.release(len);
     }

@@ -13,9 +13,17 @@ fn cache() -> &'static Mutex<HashMap<&'static str, Vec<u8>>> {
 }
 
 /// Compiles the bootstrap script `name`, from the code cache when there is one.
-pub(crate) fn compile<'s>(tc: &mut Scope<'s, '_, '_, '_>, name: &'static str, text: &str) -> Option<v8::Local<'s, v8::Script>> {
+pub(crate) fn compile<'s>(
+    tc: &mut Scope<'s, '_, '_, '_>,
+    name: &'static str,
+    text: &str,
+) -> Option<v8::Local<'s, v8::Script>> {
     let source = v8::String::new(tc, text)?;
-    let cached = cache().lock().unwrap_or_else(|p| p.into_inner()).get(name).cloned();
+    let cached = cache()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(name)
+        .cloned();
     match cached {
         Some(bytes) => {
             let data = v8::script_compiler::CachedData::new(&bytes);
@@ -33,7 +41,11 @@ pub(crate) fn compile<'s>(tc: &mut Scope<'s, '_, '_, '_>, name: &'static str, te
 
 /// Keeps the compiled code of `script` for later isolates, once it has run (so the functions
 /// the bootstrap called are compiled too). Only the first isolate's code is kept.
-pub(crate) fn remember(tc: &mut Scope<'_, '_, '_, '_>, name: &'static str, script: v8::Local<'_, v8::Script>) {
+pub(crate) fn remember(
+    tc: &mut Scope<'_, '_, '_, '_>,
+    name: &'static str,
+    script: v8::Local<'_, v8::Script>,
+) {
     let mut cache = cache().lock().unwrap_or_else(|p| p.into_inner());
     if cache.contains_key(name) {
         return;

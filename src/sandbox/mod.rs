@@ -3,8 +3,8 @@
 
 mod allocator;
 mod code_cache;
-mod natives;
 mod modules;
+mod natives;
 mod termination;
 mod web_natives;
 
@@ -17,12 +17,12 @@ use crossbeam_channel::{Receiver, RecvTimeoutError};
 use natives::{RunState, SharedRunState};
 use std::cell::RefCell;
 use std::ffi::c_void;
-use v8::MapFnTo;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Once};
 use std::time::Instant;
 use termination::TerminationState;
+use v8::MapFnTo;
 
 const BOOTSTRAP: &str = include_str!("bootstrap.js");
 const WEB: &str = include_str!("web.js");
@@ -31,7 +31,8 @@ const WEB_NET: &str = include_str!("web_net.js");
 const CODEC: &str = include_str!("../../lib/codec.js");
 
 pub const TIMED_OUT: &str = "Execution timed out";
-const NEVER_SETTLES: &str = "The program is waiting on a promise that can never settle (no tool call is pending)";
+const NEVER_SETTLES: &str =
+    "The program is waiting on a promise that can never settle (no tool call is pending)";
 
 /// Initialises V8 once per process. V8 runs only on the pool's threads; this may be called
 /// from any of them.
@@ -97,7 +98,12 @@ pub struct Sandbox {
 const HEAP_HEADROOM: usize = 1280 * MIB;
 
 /// Ends the run when the heap has outgrown its budget. Runs after every garbage collection.
-unsafe extern "C" fn after_gc(isolate: v8::UnsafeRawIsolatePtr, _: v8::GCType, _: v8::GCCallbackFlags, data: *mut c_void) {
+unsafe extern "C" fn after_gc(
+    isolate: v8::UnsafeRawIsolatePtr,
+    _: v8::GCType,
+    _: v8::GCCallbackFlags,
+    data: *mut c_void,
+) {
     // SAFETY: `data` is the `TerminationState` owned by the `Sandbox` that owns this isolate,
     // which outlives the isolate (see `Sandbox`'s field order).
     let state = unsafe { &*(data as *const TerminationState) };
@@ -109,10 +115,14 @@ unsafe extern "C" fn after_gc(isolate: v8::UnsafeRawIsolatePtr, _: v8::GCType, _
     if used <= state.heap_limit_bytes {
         return;
     }
-    let at_stop = match state.heap_at_stop.compare_exchange(0, used, Ordering::AcqRel, Ordering::Acquire) {
-        Ok(_) => used,
-        Err(previous) => previous,
-    };
+    let at_stop =
+        match state
+            .heap_at_stop
+            .compare_exchange(0, used, Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => used,
+            Err(previous) => previous,
+        };
     state.terminate(StopReason::Memory);
     // A run that keeps growing by another whole budget after termination was requested is not
     // unwinding: it runs code that ignores termination. Give its thread up now (see `park`).
@@ -164,7 +174,10 @@ impl Sandbox {
     pub fn new(limits: &Limits) -> Result<Sandbox, String> {
         init_v8();
         let termination = Arc::new(TerminationState::new(limits.heap_bytes));
-        let budget = Arc::new(ArrayBufferBudget::new(limits.array_buffer_bytes, termination.clone()));
+        let budget = Arc::new(ArrayBufferBudget::new(
+            limits.array_buffer_bytes,
+            termination.clone(),
+        ));
         let params = v8::CreateParams::default()
             .heap_limits(0, limits.heap_bytes + HEAP_HEADROOM)
             .array_buffer_allocator(new_allocator(budget));
@@ -181,7 +194,13 @@ impl Sandbox {
         modules::install(&mut isolate);
         let (context, helpers) = bootstrap(&mut isolate, limits)?;
         isolate.set_slot(modules::ImportHelper(helpers.import.clone()));
-        Ok(Sandbox { helpers, context, isolate, termination, limits: limits.clone() })
+        Ok(Sandbox {
+            helpers,
+            context,
+            isolate,
+            termination,
+            limits: limits.clone(),
+        })
     }
 
     /// The limits this isolate was built for.
@@ -247,7 +266,11 @@ impl Sandbox {
         })
     }
 
-    fn execute(&mut self, program: &Program<'_>, state: &SharedRunState) -> Result<Option<String>, String> {
+    fn execute(
+        &mut self,
+        program: &Program<'_>,
+        state: &SharedRunState,
+    ) -> Result<Option<String>, String> {
         let stopped = |sandbox: &Sandbox| sandbox.stop_message(state);
         // Take what the scopes need before they borrow the isolate.
         let context_global = self.context.clone();
@@ -262,7 +285,9 @@ impl Sandbox {
         };
         match result {
             Ok(json) => Ok(json),
-            Err(Failure::Stopped) => Err(stopped(self).unwrap_or_else(|| "Execution was terminated".to_string())),
+            Err(Failure::Stopped) => {
+                Err(stopped(self).unwrap_or_else(|| "Execution was terminated".to_string()))
+            }
             Err(Failure::Message(message)) => Err(stopped(self).unwrap_or(message)),
         }
     }
@@ -276,11 +301,16 @@ enum Failure {
 }
 
 /// The text of the exception caught by `tc`, or `Stopped` if execution was terminated.
-fn caught(tc: &mut v8::PinnedRef<'_, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>, describe: &v8::Global<v8::Function>) -> Failure {
+fn caught(
+    tc: &mut v8::PinnedRef<'_, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>,
+    describe: &v8::Global<v8::Function>,
+) -> Failure {
     if tc.has_terminated() || tc.is_execution_terminating() {
         return Failure::Stopped;
     }
-    let Some(exception) = tc.exception() else { return Failure::Message("Unknown error".to_string()) };
+    let Some(exception) = tc.exception() else {
+        return Failure::Message("Unknown error".to_string());
+    };
     describe_value(tc, exception, describe)
 }
 
@@ -377,7 +407,9 @@ fn run_program(
                 // A timer came due, or the deadline passed: both are handled at the loop's top.
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => {
-                    return Err(Failure::Message("The host closed this run's channel".to_string()))
+                    return Err(Failure::Message(
+                        "The host closed this run's channel".to_string(),
+                    ))
                 }
             }
         },
@@ -387,7 +419,9 @@ fn run_program(
     let encode = v8::Local::new(tc, &helpers.encode);
     let Some(encoded) = encode.call(tc, undefined, &[value]) else {
         return match caught(tc, describe) {
-            Failure::Message(m) => Err(Failure::Message(format!("The result could not be transferred: {m}"))),
+            Failure::Message(m) => Err(Failure::Message(format!(
+                "The result could not be transferred: {m}"
+            ))),
             stopped => Err(stopped),
         };
     };
@@ -396,11 +430,21 @@ fn run_program(
     }
     let encoded = encoded.to_string(tc).ok_or(Failure::Stopped)?;
     // UTF-16 length first, so an oversized result is refused before it is copied out.
-    check_size("The result", encoded.length(), program.limits.max_result_bytes, "maxResultBytes")
-        .map_err(Failure::Message)?;
+    check_size(
+        "The result",
+        encoded.length(),
+        program.limits.max_result_bytes,
+        "maxResultBytes",
+    )
+    .map_err(Failure::Message)?;
     let json = encoded.to_rust_string_lossy(tc);
-    check_size("The result", json.len(), program.limits.max_result_bytes, "maxResultBytes")
-        .map_err(Failure::Message)?;
+    check_size(
+        "The result",
+        json.len(),
+        program.limits.max_result_bytes,
+        "maxResultBytes",
+    )
+    .map_err(Failure::Message)?;
     Ok(Some(json))
 }
 
@@ -441,7 +485,9 @@ fn resolve_reply(
     v8::scope!(let scope, outer);
     let resolver = v8::Local::new(scope, resolver);
     let Some(reply) = v8::String::new(scope, json) else {
-        return Err(Failure::Message("A tool reply is too large for the sandbox".to_string()));
+        return Err(Failure::Message(
+            "A tool reply is too large for the sandbox".to_string(),
+        ));
     };
     resolver.resolve(scope, reply.into());
     Ok(())
@@ -450,7 +496,11 @@ fn resolve_reply(
 type BootScope<'a, 'b, 'c, 'd> = v8::PinnedRef<'a, v8::TryCatch<'b, 'c, v8::HandleScope<'d>>>;
 
 /// Evaluates a script and returns its completion value.
-fn evaluate<'s>(tc: &mut v8::PinnedRef<'s, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>, name: &'static str, source: &str) -> Result<v8::Local<'s, v8::Value>, String> {
+fn evaluate<'s>(
+    tc: &mut v8::PinnedRef<'s, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>,
+    name: &'static str,
+    source: &str,
+) -> Result<v8::Local<'s, v8::Value>, String> {
     let script = code_cache::compile(tc, name, source).ok_or_else(|| exception_text(tc))?;
     let value = script.run(tc).ok_or_else(|| exception_text(tc))?;
     code_cache::remember(tc, name, script);
@@ -468,20 +518,30 @@ fn run_factory(
     let natives = v8::Local::new(tc, natives);
     let script = code_cache::compile(tc, name, source).ok_or_else(|| exception_text(tc))?;
     let factory = script.run(tc).ok_or_else(|| exception_text(tc))?;
-    let factory = v8::Local::<v8::Function>::try_from(factory).map_err(|_| "not a function".to_string())?;
+    let factory =
+        v8::Local::<v8::Function>::try_from(factory).map_err(|_| "not a function".to_string())?;
     let undefined = v8::undefined(tc).into();
-    let result = factory.call(tc, undefined, &[natives.into()]).ok_or_else(|| exception_text(tc))?;
-    let object = v8::Local::<v8::Object>::try_from(result).map_err(|_| "did not return an object".to_string())?;
+    let result = factory
+        .call(tc, undefined, &[natives.into()])
+        .ok_or_else(|| exception_text(tc))?;
+    let object = v8::Local::<v8::Object>::try_from(result)
+        .map_err(|_| "did not return an object".to_string())?;
     code_cache::remember(tc, name, script);
     Ok(v8::Global::new(tc, object))
 }
 
 fn exception_text(tc: &mut BootScope<'_, '_, '_, '_>) -> String {
-    tc.exception().map(|e| e.to_rust_string_lossy(tc)).unwrap_or_else(|| "unknown error".to_string())
+    tc.exception()
+        .map(|e| e.to_rust_string_lossy(tc))
+        .unwrap_or_else(|| "unknown error".to_string())
 }
 
 /// The function `name` of the object `from`, kept as a handle that outlives the scope.
-fn helper(tc: &mut BootScope<'_, '_, '_, '_>, from: &v8::Global<v8::Object>, name: &str) -> Result<v8::Global<v8::Function>, String> {
+fn helper(
+    tc: &mut BootScope<'_, '_, '_, '_>,
+    from: &v8::Global<v8::Object>,
+    name: &str,
+) -> Result<v8::Global<v8::Function>, String> {
     let missing = || format!("Sandbox bootstrap failed: no helper {name}");
     let from = v8::Local::new(tc, from);
     let key = v8::String::new(tc, name).ok_or_else(missing)?;
@@ -491,7 +551,10 @@ fn helper(tc: &mut BootScope<'_, '_, '_, '_>, from: &v8::Global<v8::Object>, nam
 }
 
 /// Creates the context, runs bootstrap.js and web.js with the natives, and keeps their helpers.
-fn bootstrap(isolate: &mut v8::OwnedIsolate, limits: &Limits) -> Result<(v8::Global<v8::Context>, Helpers), String> {
+fn bootstrap(
+    isolate: &mut v8::OwnedIsolate,
+    limits: &Limits,
+) -> Result<(v8::Global<v8::Context>, Helpers), String> {
     v8::scope!(let handle_scope, isolate);
     let context = v8::Context::new(handle_scope, Default::default());
     let scope = &mut v8::ContextScope::new(handle_scope, context);
@@ -517,7 +580,9 @@ fn bootstrap(isolate: &mut v8::OwnedIsolate, limits: &Limits) -> Result<(v8::Glo
     for (name, callback) in functions {
         let function = v8::Function::new_raw(tc, callback).ok_or_else(|| fail(name))?;
         let key = v8::String::new(tc, name).ok_or_else(|| fail(name))?;
-        natives.set(tc, key.into(), function.into()).ok_or_else(|| fail(name))?;
+        natives
+            .set(tc, key.into(), function.into())
+            .ok_or_else(|| fail(name))?;
     }
     for (name, value) in [
         ("maxArrayLike", limits.max_array_like_length as f64),
@@ -526,15 +591,22 @@ fn bootstrap(isolate: &mut v8::OwnedIsolate, limits: &Limits) -> Result<(v8::Glo
     ] {
         let key = v8::String::new(tc, name).ok_or_else(|| fail(name))?;
         let number = v8::Number::new(tc, value);
-        natives.set(tc, key.into(), number.into()).ok_or_else(|| fail(name))?;
+        natives
+            .set(tc, key.into(), number.into())
+            .ok_or_else(|| fail(name))?;
     }
     let codec = evaluate(tc, "codec.js", CODEC).map_err(|e| fail(&format!("codec.js: {e}")))?;
     let key = v8::String::new(tc, "codec").ok_or_else(|| fail("codec"))?;
-    natives.set(tc, key.into(), codec).ok_or_else(|| fail("codec"))?;
+    natives
+        .set(tc, key.into(), codec)
+        .ok_or_else(|| fail("codec"))?;
     let natives = v8::Global::new(tc, natives);
-    let core = run_factory(tc, "bootstrap.js", BOOTSTRAP, &natives).map_err(|e| fail(&format!("bootstrap.js: {e}")))?;
-    let web = run_factory(tc, "web.js", WEB, &natives).map_err(|e| fail(&format!("web.js: {e}")))?;
-    run_factory(tc, "web_net.js", WEB_NET, &natives).map_err(|e| fail(&format!("web_net.js: {e}")))?;
+    let core = run_factory(tc, "bootstrap.js", BOOTSTRAP, &natives)
+        .map_err(|e| fail(&format!("bootstrap.js: {e}")))?;
+    let web =
+        run_factory(tc, "web.js", WEB, &natives).map_err(|e| fail(&format!("web.js: {e}")))?;
+    run_factory(tc, "web_net.js", WEB_NET, &natives)
+        .map_err(|e| fail(&format!("web_net.js: {e}")))?;
     let helpers = Helpers {
         prepare: helper(tc, &core, "prepareRun")?,
         encode: helper(tc, &core, "encodeResult")?,

@@ -18,8 +18,8 @@ pub(crate) struct ImportHelper(pub v8::Global<v8::Function>);
 impl ModuleRegistry {
     /// Replaces the sources with a JSON object `{ specifier: source }`.
     pub(crate) fn register(&mut self, json: &str) -> Result<(), String> {
-        let sources: HashMap<String, String> =
-            serde_json::from_str(json).map_err(|e| format!("modules must map specifiers to source text: {e}"))?;
+        let sources: HashMap<String, String> = serde_json::from_str(json)
+            .map_err(|e| format!("modules must map specifiers to source text: {e}"))?;
         self.sources = sources;
         self.compiled.clear();
         Ok(())
@@ -27,8 +27,15 @@ impl ModuleRegistry {
 
     /// The key under which `specifier` is registered: exact, or without a leading "./" or "/".
     fn key_for(&self, specifier: &str) -> Option<String> {
-        let candidates = [specifier, specifier.trim_start_matches("./"), specifier.trim_start_matches('/')];
-        candidates.into_iter().find(|c| self.sources.contains_key(*c)).map(str::to_string)
+        let candidates = [
+            specifier,
+            specifier.trim_start_matches("./"),
+            specifier.trim_start_matches('/'),
+        ];
+        candidates
+            .into_iter()
+            .find(|c| self.sources.contains_key(*c))
+            .map(str::to_string)
     }
 }
 
@@ -54,7 +61,10 @@ fn throw(scope: &mut v8::PinScope, message: &str) {
 
 /// Compiles (or finds) the module registered under `specifier`. Throws and returns None when
 /// there is no such module or it does not compile.
-fn compile<'s>(scope: &mut v8::PinScope<'s, '_>, specifier: &str) -> Option<v8::Local<'s, v8::Module>> {
+fn compile<'s>(
+    scope: &mut v8::PinScope<'s, '_>,
+    specifier: &str,
+) -> Option<v8::Local<'s, v8::Module>> {
     let cell = registry(scope)?;
     let Some(key) = cell.borrow().key_for(specifier) else {
         throw(scope, &format!("No such module \"{specifier}\"."));
@@ -66,7 +76,19 @@ fn compile<'s>(scope: &mut v8::PinScope<'s, '_>, specifier: &str) -> Option<v8::
     let source_text = cell.borrow().sources.get(&key).cloned()?;
     let name = v8::String::new(scope, &key)?;
     let text = v8::String::new(scope, &source_text)?;
-    let origin = v8::ScriptOrigin::new(scope, name.into(), 0, 0, false, 0, None, false, false, true, None);
+    let origin = v8::ScriptOrigin::new(
+        scope,
+        name.into(),
+        0,
+        0,
+        false,
+        0,
+        None,
+        false,
+        false,
+        true,
+        None,
+    );
     let mut source = v8::script_compiler::Source::new(text, Some(&origin));
     let module = v8::script_compiler::compile_module(scope, &mut source)?;
     let global = v8::Global::new(scope, module);
@@ -90,20 +112,34 @@ fn resolve<'s>(
 
 /// `loadModule(specifier)` → [namespace, evaluation promise]; throws when the module is
 /// missing, does not compile, or does not link.
-pub(crate) fn load_module(scope: &mut v8::PinScope, args: v8::FunctionCallbackArguments, mut rv: v8::ReturnValue<v8::Value>) {
+pub(crate) fn load_module(
+    scope: &mut v8::PinScope,
+    args: v8::FunctionCallbackArguments,
+    mut rv: v8::ReturnValue<v8::Value>,
+) {
     let specifier = args.get(0).to_rust_string_lossy(scope);
-    let Some(module) = compile(scope, &specifier) else { return };
-    if module.get_status() == v8::ModuleStatus::Uninstantiated && module.instantiate_module(scope, resolve).is_none() {
+    let Some(module) = compile(scope, &specifier) else {
+        return;
+    };
+    if module.get_status() == v8::ModuleStatus::Uninstantiated
+        && module.instantiate_module(scope, resolve).is_none()
+    {
         return;
     }
-    let Some(evaluation) = module.evaluate(scope) else { return };
+    let Some(evaluation) = module.evaluate(scope) else {
+        return;
+    };
     let namespace = module.get_module_namespace();
     let pair = v8::Array::new_with_elements(scope, &[namespace, evaluation]);
     rv.set(pair.into());
 }
 
 /// `registerModules(json)`: the run's module sources.
-pub(crate) fn register_modules(scope: &mut v8::PinScope, args: v8::FunctionCallbackArguments, _rv: v8::ReturnValue<v8::Value>) {
+pub(crate) fn register_modules(
+    scope: &mut v8::PinScope,
+    args: v8::FunctionCallbackArguments,
+    _rv: v8::ReturnValue<v8::Value>,
+) {
     let json = args.get(0).to_rust_string_lossy(scope);
     let Some(cell) = registry(scope) else { return };
     let result = cell.borrow_mut().register(&json);
@@ -134,7 +170,9 @@ mod tests {
     #[test]
     fn specifiers_match_exactly_or_without_a_leading_dot_slash() {
         let mut registry = ModuleRegistry::default();
-        registry.register(r#"{"util.js":"export const x = 1","lib/a.js":"export default 2"}"#).unwrap();
+        registry
+            .register(r#"{"util.js":"export const x = 1","lib/a.js":"export default 2"}"#)
+            .unwrap();
         assert_eq!(registry.key_for("util.js").as_deref(), Some("util.js"));
         assert_eq!(registry.key_for("./util.js").as_deref(), Some("util.js"));
         assert_eq!(registry.key_for("/lib/a.js").as_deref(), Some("lib/a.js"));

@@ -40,7 +40,12 @@ pub(crate) struct RunState {
 pub(crate) type SharedRunState = Rc<RefCell<RunState>>;
 
 impl RunState {
-    pub(crate) fn new(run_id: u64, limits: Limits, sink: Arc<dyn ToolSink>, termination: Arc<TerminationState>) -> Self {
+    pub(crate) fn new(
+        run_id: u64,
+        limits: Limits,
+        sink: Arc<dyn ToolSink>,
+        termination: Arc<TerminationState>,
+    ) -> Self {
         RunState {
             run_id,
             limits,
@@ -144,7 +149,9 @@ pub(crate) fn call_tool(
             );
             return st.stop_with(msg);
         }
-        let Some(resolver) = v8::PromiseResolver::new(scope) else { return };
+        let Some(resolver) = v8::PromiseResolver::new(scope) else {
+            return;
+        };
         let promise = resolver.get_promise(scope);
         let call_id = st.next_call_id;
         st.next_call_id += 1;
@@ -157,7 +164,9 @@ pub(crate) fn call_tool(
         if st.sink.send(st.run_id, call) {
             let global = v8::Global::new(scope, resolver);
             st.pending.insert(call_id, global);
-        } else if let Some(text) = v8::String::new(scope, "The host is no longer accepting tool calls") {
+        } else if let Some(text) =
+            v8::String::new(scope, "The host is no longer accepting tool calls")
+        {
             let error = v8::Exception::error(scope, text);
             resolver.reject(scope, error);
         }
@@ -172,19 +181,28 @@ pub(crate) fn log_line(
     _rv: v8::ReturnValue<v8::Value>,
 ) {
     shielded(scope, |scope| {
-        let Some(state) = run_state(scope) else { return };
+        let Some(state) = run_state(scope) else {
+            return;
+        };
         let level = args.get(0).int32_value(scope).unwrap_or(0);
         let text = args.get(1);
         let mut st = state.borrow_mut();
         if st.logs.len() >= st.limits.max_log_lines {
             let max = st.limits.max_log_lines;
-            return st.stop_with(format!("Too many log lines: the run logged more than {max} (maxLogLines)"));
+            return st.stop_with(format!(
+                "Too many log lines: the run logged more than {max} (maxLogLines)"
+            ));
         }
         // Check the UTF-16 length first so a huge string is refused before it is copied.
         let units = text.to_string(scope).map(|s| s.length()).unwrap_or(0);
         let remaining = st.limits.max_log_bytes.saturating_sub(st.log_bytes);
         if units > remaining {
-            let msg = size_breach("The console output", st.log_bytes + units, st.limits.max_log_bytes, "maxLogBytes");
+            let msg = size_breach(
+                "The console output",
+                st.log_bytes + units,
+                st.limits.max_log_bytes,
+                "maxLogBytes",
+            );
             return st.stop_with(msg);
         }
         let body = text.to_rust_string_lossy(scope);
@@ -194,7 +212,12 @@ pub(crate) fn log_line(
             _ => body,
         };
         if st.log_bytes + line.len() > st.limits.max_log_bytes {
-            let msg = size_breach("The console output", st.log_bytes + line.len(), st.limits.max_log_bytes, "maxLogBytes");
+            let msg = size_breach(
+                "The console output",
+                st.log_bytes + line.len(),
+                st.limits.max_log_bytes,
+                "maxLogBytes",
+            );
             return st.stop_with(msg);
         }
         st.log_bytes += line.len();
@@ -223,15 +246,23 @@ pub(crate) fn timer_arm(
     _rv: v8::ReturnValue<v8::Value>,
 ) {
     shielded(scope, |scope| {
-        let Some(state) = run_state(scope) else { return };
+        let Some(state) = run_state(scope) else {
+            return;
+        };
         let id = args.get(0).uint32_value(scope).unwrap_or(0);
         let delay = args.get(1).number_value(scope).unwrap_or(0.0);
-        let delay = if delay.is_finite() && delay > 0.0 { delay.min(2_147_483_647.0) } else { 0.0 };
+        let delay = if delay.is_finite() && delay > 0.0 {
+            delay.min(2_147_483_647.0)
+        } else {
+            0.0
+        };
         let mut st = state.borrow_mut();
         st.cancel_timer(id);
         if st.timers.len() >= st.limits.max_timers {
             let max = st.limits.max_timers;
-            return st.stop_with(format!("Too many timers: the run armed more than {max} at once (maxTimers)"));
+            return st.stop_with(format!(
+                "Too many timers: the run armed more than {max} at once (maxTimers)"
+            ));
         }
         let due = Instant::now() + Duration::from_secs_f64(delay / 1000.0);
         let seq = st.timer_seq;
@@ -248,7 +279,9 @@ pub(crate) fn timer_cancel(
     _rv: v8::ReturnValue<v8::Value>,
 ) {
     shielded(scope, |scope| {
-        let Some(state) = run_state(scope) else { return };
+        let Some(state) = run_state(scope) else {
+            return;
+        };
         let id = args.get(0).uint32_value(scope).unwrap_or(0);
         state.borrow_mut().cancel_timer(id);
     });
@@ -260,7 +293,9 @@ pub(crate) fn now_ms(
     _args: v8::FunctionCallbackArguments,
     mut rv: v8::ReturnValue<v8::Value>,
 ) {
-    let elapsed = run_state(scope).map(|s| s.borrow().started.elapsed().as_secs_f64() * 1000.0).unwrap_or(0.0);
+    let elapsed = run_state(scope)
+        .map(|s| s.borrow().started.elapsed().as_secs_f64() * 1000.0)
+        .unwrap_or(0.0);
     rv.set(v8::Number::new(scope, elapsed).into());
 }
 
@@ -277,7 +312,10 @@ fn os_random(buf: &mut [u8]) -> std::io::Result<()> {
             SOURCE.get_or_init(|| Mutex::new(file))
         }
     };
-    source.lock().unwrap_or_else(|p| p.into_inner()).read_exact(buf)
+    source
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .read_exact(buf)
 }
 
 /// `nativeRandomBytes(n)`: a fresh ArrayBuffer of `n` (at most 65 536) random bytes.
@@ -287,7 +325,11 @@ pub(crate) fn random_bytes(
     mut rv: v8::ReturnValue<v8::Value>,
 ) {
     shielded(scope, |scope| {
-        let n = args.get(0).uint32_value(scope).unwrap_or(0).min(MAX_RANDOM_BYTES) as usize;
+        let n = args
+            .get(0)
+            .uint32_value(scope)
+            .unwrap_or(0)
+            .min(MAX_RANDOM_BYTES) as usize;
         let mut bytes = vec![0u8; n];
         if os_random(&mut bytes).is_err() {
             return throw_error(scope, "No source of randomness is available");

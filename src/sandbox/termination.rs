@@ -60,7 +60,9 @@ impl TerminationState {
     /// Records `reason` unless another was recorded first, and terminates the isolate's
     /// JavaScript execution. Safe from any thread.
     pub(crate) fn terminate(&self, reason: StopReason) {
-        let _ = self.reason.compare_exchange(0, reason as u8, Ordering::AcqRel, Ordering::Acquire);
+        let _ = self
+            .reason
+            .compare_exchange(0, reason as u8, Ordering::AcqRel, Ordering::Acquire);
         if let Some(handle) = self.handle.get() {
             handle.terminate_execution();
         }
@@ -72,12 +74,19 @@ impl TerminationState {
 
     /// Drops the wedge hook: the run is over, nothing is left to answer.
     pub(crate) fn clear_wedge(&self) {
-        self.wedge_hook.lock().unwrap_or_else(|p| p.into_inner()).take();
+        self.wedge_hook
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
     }
 
     /// Runs the wedge hook, if one is set and has not run yet. Returns whether one ran.
     pub(crate) fn wedge(&self, message: String) -> bool {
-        let hook = self.wedge_hook.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let hook = self
+            .wedge_hook
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
         match hook {
             Some(hook) => {
                 hook(message);
