@@ -359,3 +359,22 @@ test('our runCode behaves like Cloudflare\'s on success, logs and failure', asyn
     assert.deepEqual(await settle(runCode({ code, executor: ex, providers })), await settle(cfRunCode({ code, executor: ex, providers })), code);
   }
 });
+
+test('never-throw holds for memory exhaustion in the Cloudflare form (child process)', async () => {
+  const { runChild } = require('./helpers.js');
+  const child = await runChild(`
+    const ex = new lib.IsolateExecutor({ workers: 1, memoryLimitMb: 32 });
+    const oom = await ex.execute('async () => { const keep = []; for (;;) keep.push({ n: keep.length, s: "x".repeat(64) }); }', []);
+    const buffers = await ex.execute('async () => { const keep = []; for (;;) keep.push(new ArrayBuffer(1 << 20)); }', []);
+    const next = await ex.execute('1 + 1', []);
+    report({ oom, buffers, next });
+    await ex.dispose();
+  `);
+  assert.equal(child.code, 0, child.stderr);
+  for (const out of [child.report.oom, child.report.buffers]) {
+    assert.equal(out.result, undefined);
+    assert.match(out.error, /^Memory exhausted: the program exceeded its memory limit of 32 MB/);
+    assert.deepEqual(out.logs, []);
+  }
+  assert.deepEqual(child.report.next, { result: 2, logs: [] });
+});
