@@ -100,3 +100,13 @@ test('guarded builtins keep their meaning on ordinary arrays and array-likes', a
     [6, 7], ['a', '-', 'c'], ['1', 'a', 'b', '2', '3', '4'], [1, 2], 7, true,
   ]);
 });
+
+test('isolates started from the shared startup snapshot do not share random state', async () => {
+  const values = [];
+  for (let i = 0; i < 6; i++) {
+    const out = await ex.execute({ code: 'async () => [Math.random(), crypto.randomUUID()]' });
+    values.push(out.result);
+  }
+  assert.equal(new Set(values.map((v) => v[0])).size, 6, 'Math.random differs between runs');
+  assert.equal(new Set(values.map((v) => v[1])).size, 6, 'randomUUID differs between runs');
+});

@@ -198,14 +198,7 @@ type ToolCallArgs = FnArgs<(i64, u32, String, String, String)>;
 /// Tool calls go to the host's JS callback `(runId, callId, provider, tool, argsJson)`. Weak:
 /// the run's pending promise is what keeps Node's event loop alive, so a thread that had to be
 /// abandoned (and still holds this callback) never keeps the host process from exiting.
-type ToolCallback = ThreadsafeFunction<
-    ToolCallArgs,
-    (),
-    ToolCallArgs,
-    Status,
-    false,
-    true,
->;
+type ToolCallback = ThreadsafeFunction<ToolCallArgs, (), ToolCallArgs, Status, false, true>;
 
 struct JsToolSink {
     callback: ToolCallback,

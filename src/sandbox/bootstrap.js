@@ -9,8 +9,9 @@
   const nativeCall = natives.call;
   const nativeLog = natives.log;
   const nativeArrayLength = natives.arrayLength;
-  const maxArrayLike = natives.maxArrayLike;
-  const maxErrorChars = natives.maxErrorChars;
+  // The per-isolate bounds (natives.maxArrayLike, natives.maxErrorChars,
+  // natives.arrayBufferBudget) are read when used: this file runs once, into the startup
+  // snapshot, and each isolate sets them on the natives object afterwards.
   const stringSlice = String.prototype.slice;
   // Per-run configuration hooks of the environment files (web_net.js reads `outbound`).
   const runHooks = [];
@@ -45,9 +46,10 @@
   // SharedArrayBuffers) itself, outside the budgeted allocator. The constructors are wrapped so
   // the maximum lengths a run asks for, added up, stay within the ArrayBuffer budget.
   let reservedBytes = 0;
+  const wrappedConstructors = new WeakSet();
   function wrapBufferConstructor(name) {
     const Original = global[name];
-    if (typeof Original !== 'function') return;
+    if (typeof Original !== 'function' || wrappedConstructors.has(Original)) return;
     const Wrapped = {
       [name]: function (length, options) {
         if (new.target === undefined) {
@@ -71,9 +73,17 @@
       defineProperty(Wrapped, key, Object.getOwnPropertyDescriptor(Original, key));
     }
     defineProperty(global, name, { value: Wrapped, writable: true, enumerable: false, configurable: true });
+    wrappedConstructors.add(Wrapped);
   }
   wrapBufferConstructor('ArrayBuffer');
   wrapBufferConstructor('SharedArrayBuffer');
+
+  // V8 installs some globals again on every context it deserializes from the startup snapshot
+  // (WebAssembly, SharedArrayBuffer). The worker calls this on each restored context.
+  function refreshContext() {
+    delete global.WebAssembly;
+    wrapBufferConstructor('SharedArrayBuffer');
+  }
 
   // ---- Guarded array builtins -------------------------------------------------------------
   // Some Array.prototype builtins loop in C++ without checking for termination, or allocate a
@@ -91,7 +101,7 @@
   }
   function refuse(name, length) {
     throw new RangeErrorCtor(
-      `Array${name === 'from' ? '' : '.prototype'}.${name}: length ${length} exceeds the sandbox limit of ${maxArrayLike} elements`);
+      `Array${name === 'from' ? '' : '.prototype'}.${name}: length ${length} exceeds the sandbox limit of ${natives.maxArrayLike} elements`);
   }
   function snapshot(object, length) {
     const copy = new ArrayCtor(length);
@@ -116,7 +126,7 @@
       [name](...args) {
         const length = nativeArrayLength(this);
         if (length >= 0) {
-          if (length > maxArrayLike) refuse(name, length);
+          if (length > natives.maxArrayLike) refuse(name, length);
           return ReflectApply(original, this, args);
         }
         if (this === null || this === undefined) {
@@ -124,7 +134,7 @@
         }
         const object = ObjectCtor(this);
         const claimed = toLength(object.length);
-        if (claimed > maxArrayLike) refuse(name, claimed);
+        if (claimed > natives.maxArrayLike) refuse(name, claimed);
         const copy = snapshot(object, claimed);
         const result = ReflectApply(original, copy, args);
         if (mutating) {
@@ -157,7 +167,7 @@
       return value;
     }
     const claimed = toLength(value.length);
-    if (claimed > maxArrayLike) refuse('concat', claimed);
+    if (claimed > natives.maxArrayLike) refuse('concat', claimed);
     return snapshot(value, claimed);
   }
   defineProperty(ArrayCtor.prototype, 'concat', {
@@ -181,7 +191,7 @@
         if (items !== null && items !== undefined && typeof items[iteratorKey] !== 'function') {
           const object = ObjectCtor(items);
           const claimed = toLength(object.length);
-          if (claimed > maxArrayLike) refuse('from', claimed);
+          if (claimed > natives.maxArrayLike) refuse('from', claimed);
           return ReflectApply(originalFrom, this, [snapshot(object, claimed), ...rest]);
         }
         return ReflectApply(originalFrom, this, [items, ...rest]);
@@ -384,8 +394,8 @@
   // anything else.
   function describeError(error) {
     const text = describeUnbounded(error);
-    if (text.length <= maxErrorChars) return text;
-    return ReflectApply(stringSlice, text, [0, maxErrorChars]) +
+    if (text.length <= natives.maxErrorChars) return text;
+    return ReflectApply(stringSlice, text, [0, natives.maxErrorChars]) +
       ` ... [error message truncated: ${text.length} characters in all, maxErrorChars]`;
   }
   function describeUnbounded(error) {
@@ -409,5 +419,5 @@
     return namespace;
   }
 
-  return { prepareRun, encodeResult, describeError, importModule };
+  return { prepareRun, encodeResult, describeError, importModule, refreshContext };
 })

@@ -2,9 +2,9 @@
 //! bootstrap installed, and the run itself (providers, program, promise pumping, results).
 
 mod allocator;
-mod code_cache;
 mod modules;
 mod natives;
+mod snapshot;
 mod termination;
 mod web_natives;
 
@@ -22,13 +22,6 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Once};
 use std::time::Instant;
 use termination::TerminationState;
-use v8::MapFnTo;
-
-const BOOTSTRAP: &str = include_str!("bootstrap.js");
-const WEB: &str = include_str!("web.js");
-const WEB_NET: &str = include_str!("web_net.js");
-/// The value codecs, shared with the host (lib/codec.js is also loaded by Node).
-const CODEC: &str = include_str!("../../lib/codec.js");
 
 pub const TIMED_OUT: &str = "Execution timed out";
 const NEVER_SETTLES: &str =
@@ -72,12 +65,12 @@ pub struct RunOutput {
 }
 
 #[derive(Clone)]
-struct Helpers {
-    prepare: v8::Global<v8::Function>,
-    encode: v8::Global<v8::Function>,
-    describe: v8::Global<v8::Function>,
-    fire_timer: v8::Global<v8::Function>,
-    import: v8::Global<v8::Function>,
+pub(crate) struct Helpers {
+    pub(crate) prepare: v8::Global<v8::Function>,
+    pub(crate) encode: v8::Global<v8::Function>,
+    pub(crate) describe: v8::Global<v8::Function>,
+    pub(crate) fire_timer: v8::Global<v8::Function>,
+    pub(crate) import: v8::Global<v8::Function>,
 }
 
 /// A fresh isolate with its context bootstrapped, ready for exactly one run.
@@ -178,7 +171,7 @@ impl Sandbox {
             limits.array_buffer_bytes,
             termination.clone(),
         ));
-        let params = v8::CreateParams::default()
+        let params = snapshot::create_params()?
             .heap_limits(0, limits.heap_bytes + HEAP_HEADROOM)
             .array_buffer_allocator(new_allocator(budget));
         let mut isolate = v8::Isolate::new(params);
@@ -192,7 +185,7 @@ impl Sandbox {
         isolate.set_allow_atomics_wait(false);
         isolate.set_host_import_module_dynamically_callback(modules::dynamic_import);
         modules::install(&mut isolate);
-        let (context, helpers) = bootstrap(&mut isolate, limits)?;
+        let (context, helpers) = snapshot::restore(&mut isolate, limits)?;
         isolate.set_slot(modules::ImportHelper(helpers.import.clone()));
         Ok(Sandbox {
             helpers,
@@ -491,128 +484,4 @@ fn resolve_reply(
     };
     resolver.resolve(scope, reply.into());
     Ok(())
-}
-
-type BootScope<'a, 'b, 'c, 'd> = v8::PinnedRef<'a, v8::TryCatch<'b, 'c, v8::HandleScope<'d>>>;
-
-/// Evaluates a script and returns its completion value.
-fn evaluate<'s>(
-    tc: &mut v8::PinnedRef<'s, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>,
-    name: &'static str,
-    source: &str,
-) -> Result<v8::Local<'s, v8::Value>, String> {
-    let script = code_cache::compile(tc, name, source).ok_or_else(|| exception_text(tc))?;
-    let value = script.run(tc).ok_or_else(|| exception_text(tc))?;
-    code_cache::remember(tc, name, script);
-    Ok(value)
-}
-
-/// Evaluates `source` (a function expression), calls it with `natives`, and returns the object
-/// it returns.
-fn run_factory(
-    tc: &mut BootScope<'_, '_, '_, '_>,
-    name: &'static str,
-    source: &str,
-    natives: &v8::Global<v8::Object>,
-) -> Result<v8::Global<v8::Object>, String> {
-    let natives = v8::Local::new(tc, natives);
-    let script = code_cache::compile(tc, name, source).ok_or_else(|| exception_text(tc))?;
-    let factory = script.run(tc).ok_or_else(|| exception_text(tc))?;
-    let factory =
-        v8::Local::<v8::Function>::try_from(factory).map_err(|_| "not a function".to_string())?;
-    let undefined = v8::undefined(tc).into();
-    let result = factory
-        .call(tc, undefined, &[natives.into()])
-        .ok_or_else(|| exception_text(tc))?;
-    let object = v8::Local::<v8::Object>::try_from(result)
-        .map_err(|_| "did not return an object".to_string())?;
-    code_cache::remember(tc, name, script);
-    Ok(v8::Global::new(tc, object))
-}
-
-fn exception_text(tc: &mut BootScope<'_, '_, '_, '_>) -> String {
-    tc.exception()
-        .map(|e| e.to_rust_string_lossy(tc))
-        .unwrap_or_else(|| "unknown error".to_string())
-}
-
-/// The function `name` of the object `from`, kept as a handle that outlives the scope.
-fn helper(
-    tc: &mut BootScope<'_, '_, '_, '_>,
-    from: &v8::Global<v8::Object>,
-    name: &str,
-) -> Result<v8::Global<v8::Function>, String> {
-    let missing = || format!("Sandbox bootstrap failed: no helper {name}");
-    let from = v8::Local::new(tc, from);
-    let key = v8::String::new(tc, name).ok_or_else(missing)?;
-    let value = from.get(tc, key.into()).ok_or_else(missing)?;
-    let function = v8::Local::<v8::Function>::try_from(value).map_err(|_| missing())?;
-    Ok(v8::Global::new(tc, function))
-}
-
-/// Creates the context, runs bootstrap.js and web.js with the natives, and keeps their helpers.
-fn bootstrap(
-    isolate: &mut v8::OwnedIsolate,
-    limits: &Limits,
-) -> Result<(v8::Global<v8::Context>, Helpers), String> {
-    v8::scope!(let handle_scope, isolate);
-    let context = v8::Context::new(handle_scope, Default::default());
-    let scope = &mut v8::ContextScope::new(handle_scope, context);
-    v8::tc_scope!(let tc, scope);
-    let fail = |what: &str| format!("Sandbox bootstrap failed: {what}");
-    let natives = v8::Object::new(tc);
-    let functions: [(&str, v8::FunctionCallback); 14] = [
-        ("loadModule", modules::load_module.map_fn_to()),
-        ("registerModules", modules::register_modules.map_fn_to()),
-        ("call", natives::call_tool.map_fn_to()),
-        ("log", natives::log_line.map_fn_to()),
-        ("arrayLength", natives::array_length.map_fn_to()),
-        ("timerArm", natives::timer_arm.map_fn_to()),
-        ("timerCancel", natives::timer_cancel.map_fn_to()),
-        ("now", natives::now_ms.map_fn_to()),
-        ("randomBytes", natives::random_bytes.map_fn_to()),
-        ("urlParse", web_natives::url_parse.map_fn_to()),
-        ("urlSet", web_natives::url_set.map_fn_to()),
-        ("formParse", web_natives::form_parse.map_fn_to()),
-        ("formSerialize", web_natives::form_serialize.map_fn_to()),
-        ("digest", web_natives::digest.map_fn_to()),
-    ];
-    for (name, callback) in functions {
-        let function = v8::Function::new_raw(tc, callback).ok_or_else(|| fail(name))?;
-        let key = v8::String::new(tc, name).ok_or_else(|| fail(name))?;
-        natives
-            .set(tc, key.into(), function.into())
-            .ok_or_else(|| fail(name))?;
-    }
-    for (name, value) in [
-        ("maxArrayLike", limits.max_array_like_length as f64),
-        ("maxErrorChars", limits.max_error_chars as f64),
-        ("arrayBufferBudget", limits.array_buffer_bytes as f64),
-    ] {
-        let key = v8::String::new(tc, name).ok_or_else(|| fail(name))?;
-        let number = v8::Number::new(tc, value);
-        natives
-            .set(tc, key.into(), number.into())
-            .ok_or_else(|| fail(name))?;
-    }
-    let codec = evaluate(tc, "codec.js", CODEC).map_err(|e| fail(&format!("codec.js: {e}")))?;
-    let key = v8::String::new(tc, "codec").ok_or_else(|| fail("codec"))?;
-    natives
-        .set(tc, key.into(), codec)
-        .ok_or_else(|| fail("codec"))?;
-    let natives = v8::Global::new(tc, natives);
-    let core = run_factory(tc, "bootstrap.js", BOOTSTRAP, &natives)
-        .map_err(|e| fail(&format!("bootstrap.js: {e}")))?;
-    let web =
-        run_factory(tc, "web.js", WEB, &natives).map_err(|e| fail(&format!("web.js: {e}")))?;
-    run_factory(tc, "web_net.js", WEB_NET, &natives)
-        .map_err(|e| fail(&format!("web_net.js: {e}")))?;
-    let helpers = Helpers {
-        prepare: helper(tc, &core, "prepareRun")?,
-        encode: helper(tc, &core, "encodeResult")?,
-        describe: helper(tc, &core, "describeError")?,
-        fire_timer: helper(tc, &web, "fireTimer")?,
-        import: helper(tc, &core, "importModule")?,
-    };
-    Ok((v8::Global::new(tc, context), helpers))
 }

@@ -1,0 +1,254 @@
+//! The sandbox bootstrap, baked into a V8 startup snapshot once per process. The first isolate
+//! to be created builds a context that has run lib/codec.js, bootstrap.js, web.js and
+//! web_net.js with the natives; every isolate after that starts from the snapshot, so a fresh
+//! isolate costs deserialization instead of evaluating the bootstrap again. The per-isolate
+//! bounds are set on the natives object after restoring.
+
+use super::{modules, natives, web_natives, Helpers};
+use crate::limits::Limits;
+use std::borrow::Cow;
+use std::sync::OnceLock;
+use v8::MapFnTo;
+
+const BOOTSTRAP: &str = include_str!("bootstrap.js");
+const WEB: &str = include_str!("web.js");
+const WEB_NET: &str = include_str!("web_net.js");
+/// The value codecs, shared with the host (lib/codec.js is also loaded by Node).
+const CODEC: &str = include_str!("../../lib/codec.js");
+
+type BootScope<'a, 'b, 'c, 'd> = v8::PinnedRef<'a, v8::TryCatch<'b, 'c, v8::HandleScope<'d>>>;
+
+/// The natives handed to the bootstrap scripts, by the name they read them under.
+fn native_functions() -> [(&'static str, v8::FunctionCallback); 14] {
+    [
+        ("loadModule", modules::load_module.map_fn_to()),
+        ("registerModules", modules::register_modules.map_fn_to()),
+        ("call", natives::call_tool.map_fn_to()),
+        ("log", natives::log_line.map_fn_to()),
+        ("arrayLength", natives::array_length.map_fn_to()),
+        ("timerArm", natives::timer_arm.map_fn_to()),
+        ("timerCancel", natives::timer_cancel.map_fn_to()),
+        ("now", natives::now_ms.map_fn_to()),
+        ("randomBytes", natives::random_bytes.map_fn_to()),
+        ("urlParse", web_natives::url_parse.map_fn_to()),
+        ("urlSet", web_natives::url_set.map_fn_to()),
+        ("formParse", web_natives::form_parse.map_fn_to()),
+        ("formSerialize", web_natives::form_serialize.map_fn_to()),
+        ("digest", web_natives::digest.map_fn_to()),
+    ]
+}
+
+/// Every native callback, for V8 to resolve when it serializes and deserializes the snapshot.
+fn external_references() -> &'static [v8::ExternalReference] {
+    static REFS: OnceLock<References> = OnceLock::new();
+    &REFS
+        .get_or_init(|| {
+            References(
+                native_functions()
+                    .into_iter()
+                    .map(|(_, function)| v8::ExternalReference { function })
+                    .collect(),
+            )
+        })
+        .0
+}
+
+struct References(Vec<v8::ExternalReference>);
+// SAFETY: the references are addresses of `'static` Rust functions, written once when the
+// vector is built and only read afterwards, from any thread.
+unsafe impl Send for References {}
+// SAFETY: as above: immutable after construction.
+unsafe impl Sync for References {}
+
+/// The snapshot blob, and where the helpers and natives objects sit in its context data.
+struct Snapshot {
+    blob: &'static [u8],
+    helpers_index: usize,
+    natives_index: usize,
+}
+
+fn snapshot() -> Result<&'static Snapshot, String> {
+    static SNAPSHOT: OnceLock<Result<Snapshot, String>> = OnceLock::new();
+    SNAPSHOT
+        .get_or_init(make_snapshot)
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// Isolate parameters that start from the bootstrap snapshot.
+pub(crate) fn create_params() -> Result<v8::CreateParams, String> {
+    let snapshot = snapshot()?;
+    Ok(v8::CreateParams::default()
+        .snapshot_blob(v8::StartupData::from(snapshot.blob))
+        .external_references(Cow::Borrowed(external_references())))
+}
+
+fn make_snapshot() -> Result<Snapshot, String> {
+    let mut creator =
+        v8::Isolate::snapshot_creator(Some(Cow::Borrowed(external_references())), None);
+    let (helpers_index, natives_index) = {
+        v8::scope!(let handle_scope, &mut creator);
+        let context = v8::Context::new(handle_scope, Default::default());
+        let scope = &mut v8::ContextScope::new(handle_scope, context);
+        v8::tc_scope!(let tc, scope);
+        let (natives, helpers) = build(tc)?;
+        let natives = v8::Local::new(tc, natives);
+        let helpers = v8::Local::new(tc, helpers);
+        let helpers_index = tc.add_context_data(context, helpers);
+        let natives_index = tc.add_context_data(context, natives);
+        tc.set_default_context(context);
+        (helpers_index, natives_index)
+    };
+    let blob = creator
+        .create_blob(v8::FunctionCodeHandling::Keep)
+        .ok_or("Sandbox bootstrap failed: V8 could not create the startup snapshot")?;
+    let blob: &'static [u8] = Box::leak(blob.to_vec().into_boxed_slice());
+    Ok(Snapshot {
+        blob,
+        helpers_index,
+        natives_index,
+    })
+}
+
+fn fail(what: &str) -> String {
+    format!("Sandbox bootstrap failed: {what}")
+}
+
+/// Runs the bootstrap scripts in the current context; returns the natives object and an object
+/// holding the helpers the worker calls.
+fn build(
+    tc: &mut BootScope<'_, '_, '_, '_>,
+) -> Result<(v8::Global<v8::Object>, v8::Global<v8::Object>), String> {
+    let natives = v8::Object::new(tc);
+    for (name, callback) in native_functions() {
+        let function = v8::Function::new_raw(tc, callback).ok_or_else(|| fail(name))?;
+        set(tc, natives, name, function.into())?;
+    }
+    let codec = evaluate(tc, CODEC).map_err(|e| fail(&format!("codec.js: {e}")))?;
+    set(tc, natives, "codec", codec)?;
+    let natives = v8::Global::new(tc, natives);
+    let core =
+        run_factory(tc, BOOTSTRAP, &natives).map_err(|e| fail(&format!("bootstrap.js: {e}")))?;
+    let web = run_factory(tc, WEB, &natives).map_err(|e| fail(&format!("web.js: {e}")))?;
+    run_factory(tc, WEB_NET, &natives).map_err(|e| fail(&format!("web_net.js: {e}")))?;
+    let helpers = v8::Object::new(tc);
+    for (from, name) in [
+        (&core, "prepareRun"),
+        (&core, "encodeResult"),
+        (&core, "describeError"),
+        (&core, "importModule"),
+        (&core, "refreshContext"),
+        (&web, "fireTimer"),
+    ] {
+        let global = helper(tc, from, name)?;
+        let function = v8::Local::new(tc, global);
+        set(tc, helpers, name, function.into())?;
+    }
+    let helpers = v8::Global::new(tc, helpers);
+    Ok((natives, helpers))
+}
+
+/// The bootstrapped context of a snapshot-started isolate, with this isolate's bounds set.
+pub(crate) fn restore(
+    isolate: &mut v8::OwnedIsolate,
+    limits: &Limits,
+) -> Result<(v8::Global<v8::Context>, Helpers), String> {
+    let snapshot = snapshot()?;
+    v8::scope!(let handle_scope, isolate);
+    let context = v8::Context::new(handle_scope, Default::default());
+    let scope = &mut v8::ContextScope::new(handle_scope, context);
+    v8::tc_scope!(let tc, scope);
+    let natives = tc
+        .get_context_data_from_snapshot_once::<v8::Object>(snapshot.natives_index)
+        .map_err(|_| fail("no natives in the snapshot"))?;
+    let helpers = tc
+        .get_context_data_from_snapshot_once::<v8::Object>(snapshot.helpers_index)
+        .map_err(|_| fail("no helpers in the snapshot"))?;
+    for (name, value) in [
+        ("maxArrayLike", limits.max_array_like_length as f64),
+        ("maxErrorChars", limits.max_error_chars as f64),
+        ("arrayBufferBudget", limits.array_buffer_bytes as f64),
+    ] {
+        let number = v8::Number::new(tc, value);
+        set(tc, natives, name, number.into())?;
+    }
+    let helpers = v8::Global::new(tc, helpers);
+    // V8 installs some globals again on a deserialized context; bootstrap.js undoes that.
+    let refresh = helper(tc, &helpers, "refreshContext")?;
+    let refresh = v8::Local::new(tc, refresh);
+    let undefined = v8::undefined(tc).into();
+    refresh
+        .call(tc, undefined, &[])
+        .ok_or_else(|| fail(&exception_text(tc)))?;
+    let restored = Helpers {
+        prepare: helper(tc, &helpers, "prepareRun")?,
+        encode: helper(tc, &helpers, "encodeResult")?,
+        describe: helper(tc, &helpers, "describeError")?,
+        fire_timer: helper(tc, &helpers, "fireTimer")?,
+        import: helper(tc, &helpers, "importModule")?,
+    };
+    Ok((v8::Global::new(tc, context), restored))
+}
+
+fn set(
+    tc: &mut BootScope<'_, '_, '_, '_>,
+    object: v8::Local<'_, v8::Object>,
+    name: &str,
+    value: v8::Local<'_, v8::Value>,
+) -> Result<(), String> {
+    let key = v8::String::new(tc, name).ok_or_else(|| fail(name))?;
+    object
+        .set(tc, key.into(), value)
+        .map(|_| ())
+        .ok_or_else(|| fail(name))
+}
+
+/// Evaluates a script and returns its completion value.
+fn evaluate<'s>(
+    tc: &mut v8::PinnedRef<'s, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>,
+    source: &str,
+) -> Result<v8::Local<'s, v8::Value>, String> {
+    let source = v8::String::new(tc, source).ok_or("source")?;
+    let script = v8::Script::compile(tc, source, None).ok_or_else(|| exception_text(tc))?;
+    script.run(tc).ok_or_else(|| exception_text(tc))
+}
+
+/// Evaluates `source` (a function expression), calls it with `natives`, and returns the object
+/// it returns.
+fn run_factory(
+    tc: &mut BootScope<'_, '_, '_, '_>,
+    source: &str,
+    natives: &v8::Global<v8::Object>,
+) -> Result<v8::Global<v8::Object>, String> {
+    let natives = v8::Local::new(tc, natives);
+    let factory = evaluate(tc, source)?;
+    let factory =
+        v8::Local::<v8::Function>::try_from(factory).map_err(|_| "not a function".to_string())?;
+    let undefined = v8::undefined(tc).into();
+    let result = factory
+        .call(tc, undefined, &[natives.into()])
+        .ok_or_else(|| exception_text(tc))?;
+    let object = v8::Local::<v8::Object>::try_from(result)
+        .map_err(|_| "did not return an object".to_string())?;
+    Ok(v8::Global::new(tc, object))
+}
+
+fn exception_text(tc: &mut BootScope<'_, '_, '_, '_>) -> String {
+    tc.exception()
+        .map(|e| e.to_rust_string_lossy(tc))
+        .unwrap_or_else(|| "unknown error".to_string())
+}
+
+/// The function `name` of the object `from`, kept as a handle that outlives the scope.
+fn helper(
+    tc: &mut BootScope<'_, '_, '_, '_>,
+    from: &v8::Global<v8::Object>,
+    name: &str,
+) -> Result<v8::Global<v8::Function>, String> {
+    let missing = || fail(&format!("no helper {name}"));
+    let from = v8::Local::new(tc, from);
+    let key = v8::String::new(tc, name).ok_or_else(missing)?;
+    let value = from.get(tc, key.into()).ok_or_else(missing)?;
+    let function = v8::Local::<v8::Function>::try_from(value).map_err(|_| missing())?;
+    Ok(v8::Global::new(tc, function))
+}
