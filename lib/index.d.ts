@@ -175,3 +175,14 @@ export declare function runCode(options: {
 export declare function jsonSchemaToType(schema: unknown, typeName: string): string
 /** The `declare const codemode: { ... }` block the model reads, from tool schemas. */
 export declare function generateTypesFromJsonSchema(tools: Record<string, { description?: string; inputSchema: unknown; outputSchema?: unknown }>): string
+/** Options of the truncation helpers: a token budget (4 characters a token) or an explicit character budget. */
+export interface TruncateOptions {
+  /** Default 6 000. */
+  maxTokens?: number
+  /** Default maxTokens × 4 (24 000). */
+  maxChars?: number
+}
+/** Cuts a long text to the budget and says so (`--- TRUNCATED ---`). */
+export declare function truncateResponse(text: string, options?: TruncateOptions): string
+/** Shrinks a value structurally so its JSON fits the budget; returns the same reference when it already fits. */
+export declare function truncateResult<T>(value: T, options?: TruncateOptions): T | unknown

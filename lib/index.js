@@ -5,6 +5,7 @@ const { normalizeCode } = require('./normalize.js');
 const { sanitizeToolName } = require('./names.js');
 const { runCode } = require('./run-code.js');
 const { jsonSchemaToType, generateTypesFromJsonSchema } = require('./schema-types.js');
+const { truncateResult, truncateResponse } = require('./truncate.js');
 
 module.exports = {
   IsolateExecutor,
@@ -15,4 +16,6 @@ module.exports = {
   runCode,
   jsonSchemaToType,
   generateTypesFromJsonSchema,
+  truncateResult,
+  truncateResponse,
 };
