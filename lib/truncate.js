@@ -157,20 +157,26 @@ function shrinkObject(object, budget) {
   let noteKey = MARKER;
   while (Object.prototype.hasOwnProperty.call(object, noteKey)) noteKey += ' ';
   overhead += entryOverhead(noteKey);
-  const noteFor = (omitted) =>
-    `${omitted.size} keys omitted: ${children.filter((c) => omitted.has(c)).map((c) => c.key).join(', ')}`;
+  // The note's JSON length is tracked as keys are dropped rather than rebuilt each time (wide
+  // objects drop thousands of keys). Keys are joined by ", ", so their escapes simply add up.
+  const notePrefix = (count) => `${grouped(count)} keys omitted: `;
+  const omitted = new Set();
+  let escapedKeys = 0;
+  let noteFloor = 0;
 
   // Drop the largest values first (earliest first among equals) until what is left, and the
   // note naming what went, are owed no more than the budget. The note counts as a child.
-  const omitted = new Set();
-  let note;
   for (const child of [...children].sort((a, b) => b.size - a.size)) {
     omitted.add(child);
     overhead -= entryOverhead(child.key);
     floors -= child.floor;
-    note = describe([noteFor(omitted)], budget)[0];
-    if (overhead + floors + note.floor <= budget) break;
+    escapedKeys += size(child.key) - 2;
+    const noteSize = 2 + notePrefix(omitted.size).length + escapedKeys + 2 * (omitted.size - 1);
+    noteFloor = Math.min(noteSize, FLOOR_CAP, Math.max(2, Math.floor(budget / 2)));
+    if (overhead + floors + noteFloor <= budget) break;
   }
+  const noteText = notePrefix(omitted.size) + children.filter((c) => omitted.has(c)).map((c) => c.key).join(', ');
+  const note = { key: noteKey, value: noteText, size: size(noteText), floor: noteFloor };
 
   const kept = children.filter((c) => !omitted.has(c));
   if (kept.length === 0) {
@@ -178,7 +184,6 @@ function shrinkObject(object, budget) {
     const room = budget - overhead;
     return room >= 2 ? build([[noteKey, shrink(note.value, room)]]) : {};
   }
-  note.key = noteKey;
   const shared = [...kept, note];
   const budgets = waterFill(shared, budget - overhead);
   return build(shared.map((c, i) => [c.key, shrink(c.value, budgets[i])]));
