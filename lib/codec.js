@@ -30,7 +30,6 @@
   const RegExpCtor = RegExp;
   const ErrorCtor = Error;
   const TypeErrorCtor = TypeError;
-  const ArrayBufferCtor = ArrayBuffer;
   const Uint8ArrayCtor = Uint8Array;
   const DataViewCtor = DataView;
   const ObjectIs = Object.is;

@@ -32,7 +32,6 @@
   const jsonStringify = JSON.stringify;
   const jsonParse = JSON.parse;
   const MathMin = Math.min;
-  const MathMax = Math.max;
   const MathTrunc = Math.trunc;
   const NumberCtor = Number;
 

@@ -299,6 +299,15 @@ pub(crate) fn now_ms(
     rv.set(v8::Number::new(scope, elapsed).into());
 }
 
+/// A fresh ArrayBuffer that owns `bytes` (small, native-made data: random bytes, digests).
+pub(crate) fn array_buffer_from<'s>(
+    scope: &mut v8::PinScope<'s, '_>,
+    bytes: Vec<u8>,
+) -> v8::Local<'s, v8::ArrayBuffer> {
+    let store = v8::ArrayBuffer::new_backing_store_from_vec(bytes).make_shared();
+    v8::ArrayBuffer::with_backing_store(scope, &store)
+}
+
 /// Largest request of `crypto.getRandomValues`, as in the Web Crypto API.
 const MAX_RANDOM_BYTES: u32 = 65_536;
 
@@ -334,8 +343,6 @@ pub(crate) fn random_bytes(
         if os_random(&mut bytes).is_err() {
             return throw_error(scope, "No source of randomness is available");
         }
-        let store = v8::ArrayBuffer::new_backing_store_from_vec(bytes).make_shared();
-        let buffer = v8::ArrayBuffer::with_backing_store(scope, &store);
-        rv.set(buffer.into());
+        rv.set(array_buffer_from(scope, bytes).into());
     });
 }

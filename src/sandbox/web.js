@@ -27,6 +27,7 @@
   const typedArrayTag = Object.getOwnPropertyDescriptor(TypedArray.prototype, Symbol.toStringTag).get;
   const typedArraySet = TypedArray.prototype.set;
   const nativeLog = natives.log;
+  const codec = natives.codec;
   const LOG_ERROR = 2;
 
   function install(name, value) {
@@ -114,7 +115,6 @@
   // ---- structuredClone --------------------------------------------------------------------------
   // The clone codec (lib/codec.js) already defines what survives a structured clone here (and
   // what throws a DataCloneError); a clone is its round trip.
-  const codec = natives.codec;
   install('structuredClone', function structuredClone(value, options) {
     if (arguments.length === 0) throw new TypeErrorCtor('structuredClone requires 1 argument');
     if (options !== undefined && options !== null && options.transfer !== undefined &&
@@ -130,25 +130,18 @@
   });
 
   // ---- atob / btoa ------------------------------------------------------------------------------
-  const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-  const BASE64_INDEX = new MapCtor();
-  for (let i = 0; i < 64; i++) ReflectApply(mapSet, BASE64_INDEX, [BASE64[i], i]);
+  // Binary strings over the codec's base64 (lib/codec.js), with the Web's forgiving decoding and
+  // its errors.
   install('btoa', function btoa(data) {
     if (arguments.length === 0) throw new TypeErrorCtor('btoa requires 1 argument');
     const text = StringCtor(data);
-    let out = '';
-    for (let i = 0; i < text.length; i += 3) {
-      const a = text.charCodeAt(i);
-      const b = i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
-      const c = i + 2 < text.length ? text.charCodeAt(i + 2) : 0;
-      if (a > 255 || b > 255 || c > 255) {
-        throw new DOMException('Invalid character', 'InvalidCharacterError');
-      }
-      out += BASE64[a >> 2] + BASE64[((a & 3) << 4) | (b >> 4)] +
-        (i + 1 < text.length ? BASE64[((b & 15) << 2) | (c >> 6)] : '=') +
-        (i + 2 < text.length ? BASE64[c & 63] : '=');
+    const bytes = new Uint8ArrayCtor(text.length);
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      if (code > 255) throw new DOMException('Invalid character', 'InvalidCharacterError');
+      bytes[i] = code;
     }
-    return out;
+    return codec.bytesToBase64(bytes);
   });
   install('atob', function atob(data) {
     if (arguments.length === 0) throw new TypeErrorCtor('atob requires 1 argument');
@@ -157,16 +150,10 @@
     if (text.length % 4 === 1 || /[^A-Za-z0-9+/]/.test(text)) {
       throw new DOMException('The string to be decoded is not correctly encoded.', 'InvalidCharacterError');
     }
+    const bytes = codec.base64ToBytes(text);
     let out = '';
-    let bits = 0;
-    let count = 0;
-    for (let i = 0; i < text.length; i++) {
-      bits = (bits << 6) | ReflectApply(mapGet, BASE64_INDEX, [text[i]]);
-      count += 6;
-      if (count >= 8) {
-        count -= 8;
-        out += fromCharCode((bits >> count) & 255);
-      }
+    for (let i = 0; i < bytes.length; i += 8192) {
+      out += ReflectApply(fromCharCode, null, bytes.subarray(i, i + 8192));
     }
     return out;
   });

@@ -207,11 +207,7 @@ pub(crate) fn digest(
     let mut bytes = vec![0u8; view.byte_length()];
     view.copy_contents(&mut bytes);
     match digest_bytes(&algorithm, &bytes) {
-        Some(hash) => {
-            let store = v8::ArrayBuffer::new_backing_store_from_vec(hash).make_shared();
-            let buffer = v8::ArrayBuffer::with_backing_store(scope, &store);
-            rv.set(buffer.into());
-        }
+        Some(hash) => rv.set(super::natives::array_buffer_from(scope, hash).into()),
         None => rv.set_null(),
     }
 }
