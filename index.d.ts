@@ -13,16 +13,29 @@ export declare class NativeExecutor {
   constructor(options?: NativeOptions | undefined | null)
   /** Queues one run. Resolves with a `NativeReport`; never rejects (faults are data). */
   execute(request: NativeRequest, onToolCall: (arg: ToolCallArgs) => void): object
+  /** Runs more code in a retained isolate (same global scope, same namespaces). */
+  executeInHandle(request: NativeHandleRequest, onToolCall: (arg: ToolCallArgs) => void): object
   /**
    * Hands a tool reply (JSON text) to the run that waits for it. Returns false when the run
    * has already ended (a late reply) or the reply broke the size bound.
    */
   reply(runId: number, callId: number, json: string): boolean
+  /** Disposes of a retained isolate. False when the handle was already closed. */
+  disposeHandle(handleId: number): boolean
   get limits(): NativeLimits
   stats(): NativeStats
-  /** Stops the pool; resolves once every worker has exited. */
+  /** `'process'` isolation: the pids of the engine processes (empty in `'thread'`). */
+  enginePids(): Array<number>
+  /** Stops the pool; resolves once every worker (and engine process) has exited. */
   dispose(): object
   get disposed(): boolean
+}
+
+/** A further run in a retained isolate. */
+export interface NativeHandleRequest {
+  handleId: number
+  code: string
+  timeout?: number
 }
 
 /** The effective bounds of an executor (defaults with the options applied). */
@@ -39,6 +52,13 @@ export interface NativeLimits {
   maxToolCalls: number
   maxCodeBytes: number
   maxArrayLikeLength: number
+  maxRetained: number
+  retainedIdleMs: number
+  isolation: string
+  processes: number
+  processMemoryLimitMb: number
+  heartbeatIntervalMs: number
+  heartbeatTimeoutMs: number
 }
 
 /** Options of the native executor (the JS wrapper validates them first, with the same rules). */
@@ -54,6 +74,16 @@ export interface NativeOptions {
   maxLogBytes?: number
   maxToolCalls?: number
   maxCodeBytes?: number
+  maxRetained?: number
+  retainedIdleMs?: number
+  /** `"process"` (an engine process supervised by this one) or `"thread"` (in this process). */
+  isolation?: string
+  /** `'process'` isolation: the engine's command line (program and arguments). */
+  engineCommand?: Array<string>
+  processes?: number
+  processMemoryLimitMb?: number
+  heartbeatIntervalMs?: number
+  heartbeatTimeoutMs?: number
 }
 
 /** What a run resolves with on the native side. */
@@ -68,6 +98,8 @@ export interface NativeReport {
   heapUsedBytes: number
   faultCode?: string
   faultMessage?: string
+  /** Set when the isolate was retained. */
+  handleId?: number
 }
 
 /** One run, as the JS wrapper hands it over. */
@@ -82,6 +114,8 @@ export interface NativeRequest {
   memoryLimitMb?: number
   /** Test hook, honoured only when the fault-injection variable is set. */
   faultInjection?: string
+  /** Keep the isolate after the run and answer with a handle id. */
+  retain?: boolean
 }
 
 export interface NativeStats {
@@ -94,4 +128,19 @@ export interface NativeStats {
   replaced: number
   isolatesCreated: number
   liveRuns: number
+  retained: number
+  isolation: string
+  /** `'process'` isolation: engine processes ready now, started in all, and lost. */
+  processes: number
+  enginesStarted: number
+  enginesLost: number
+  /** `'process'` isolation: set while engines keep failing to start. */
+  crashLoop?: string
 }
+
+/**
+ * The entry point of an engine process (`lib/engine.js`): serves the executor protocol on
+ * stdin/stdout until the host closes it or asks for a shutdown. Blocks the calling (main)
+ * thread; returns the exit code.
+ */
+export declare function serveEngine(): number

@@ -7,6 +7,7 @@
 // This file validates options, hands one job per execution to the pool, answers the program's
 // tool calls, and shapes the native report.
 
+const path = require('node:path');
 const { NativeExecutor } = require('../index.js');
 const { CODES, CodemodeExecutorError, invalidArgument, fromNative } = require('./errors.js');
 const { providerNameProblem } = require('./names.js');
@@ -38,8 +39,47 @@ function checkTimeout(value) {
   return value;
 }
 
+function checkNumber(name, value, min, max) {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
+    throw invalidArgument(`${name} must be a number between ${min} and ${max} (got ${String(value)})`);
+  }
+  return value;
+}
+
+// The isolation used when the options do not say: 'process', unless the environment variable
+// CODEMODE_EXECUTOR_ISOLATION names the other one (the test suite runs once per mode with it).
+function defaultIsolation() {
+  const fromEnv = process.env.CODEMODE_EXECUTOR_ISOLATION;
+  return fromEnv === 'thread' || fromEnv === 'process' ? fromEnv : 'process';
+}
+
+// Methods an ExecutionHandle calls on its executor (not part of the public surface).
+const RUN_IN_HANDLE = Symbol('runInHandle');
+const DISPOSE_HANDLE = Symbol('disposeHandle');
+
+// The command line of an engine process: this Node binary running lib/engine.js.
+const ENGINE_COMMAND = [process.execPath, path.join(__dirname, 'engine.js')];
+
+function isolationOptions(options) {
+  const isolation = options.isolation === undefined ? defaultIsolation() : options.isolation;
+  if (isolation !== 'process' && isolation !== 'thread') {
+    throw invalidArgument(`isolation must be 'process' or 'thread' (got ${String(isolation)})`);
+  }
+  return {
+    isolation,
+    engineCommand: isolation === 'process' ? ENGINE_COMMAND : undefined,
+    processes: checkInteger('processes', options.processes, 1, 64),
+    processMemoryLimitMb: checkInteger('processMemoryLimitMb', options.processMemoryLimitMb, 64, 1_048_576),
+    heartbeatIntervalMs: checkNumber('heartbeatIntervalMs', options.heartbeatIntervalMs, 10, 60_000),
+    heartbeatTimeoutMs: checkNumber('heartbeatTimeoutMs', options.heartbeatTimeoutMs, 50, 600_000),
+    maxRetained: checkInteger('maxRetained', options.maxRetained, 0, 100_000),
+    retainedIdleMs: checkNumber('retainedIdleMs', options.retainedIdleMs, 1, 86_400_000),
+  };
+}
+
 function nativeOptions(options) {
-  if (options === undefined || options === null) return {};
+  if (options === undefined || options === null) options = {};
   if (!isPlainObject(options)) throw invalidArgument('IsolateExecutor options must be an object');
   const limits = options.limits === undefined ? {} : options.limits;
   if (!isPlainObject(limits)) throw invalidArgument('options.limits must be an object');
@@ -48,6 +88,7 @@ function nativeOptions(options) {
     maxQueue: checkInteger('maxQueue', options.maxQueue, 1, 10_000_000),
     timeout: checkTimeout(options.timeout),
     memoryLimitMb: checkInteger('memoryLimitMb', options.memoryLimitMb, 16, 16384),
+    ...isolationOptions(options),
   };
   for (const name of LIMIT_OPTIONS) {
     out[name] = checkInteger(`limits.${name}`, limits[name], 1, 0xffffffff);
@@ -120,20 +161,15 @@ class IsolateExecutor {
     }
   }
 
-  // Runs one job: `namespaces` and `resultMode` go to the sandbox, tool calls go to `dispatch`
-  // (provider, tool, argsJson) → reply text or a promise of it. Resolves with the native report.
-  // `outbound` (a handler, or null for no network) defaults to the executor's globalOutbound.
-  #run({ code, namespaces, resultMode, dispatch, timeout, memoryLimitMb, faultInjection, outbound }) {
-    if (this.#disposed) {
-      throw new CodemodeExecutorError(CODES.DISPOSED, 'The executor has been disposed');
-    }
+  // The callback that answers a run's tool calls: `dispatch` (provider, tool, argsJson) → reply
+  // text or a promise of it, and the outbound handler (null: no network) for fetch().
+  #toolCallback(dispatch, handler) {
     const native = this.#native;
-    const handler = outbound === undefined ? this.#outbound : outbound;
     const budget = handler === null ? 0 : bodyBudget(native.limits.maxReplyBytes);
     const answer = (provider, tool, argsJson) => (provider === OUTBOUND
       ? handleOutbound(handler, argsJson, budget)
       : dispatch(provider, tool, argsJson));
-    const onToolCall = (runId, callId, provider, tool, argsJson) => {
+    return (runId, callId, provider, tool, argsJson) => {
       const send = (reply) => {
         if (typeof reply !== 'string') {
           reply = errorReply(new Error(`dispatch for ${provider}.${tool} must return a JSON string (got ${typeof reply})`));
@@ -153,23 +189,46 @@ class IsolateExecutor {
         send(reply);
       }
     };
+  }
+
+  #checkOpen() {
+    if (this.#disposed) {
+      throw new CodemodeExecutorError(CODES.DISPOSED, 'The executor has been disposed');
+    }
+  }
+
+  // Runs one job: `namespaces` and `resultMode` go to the sandbox, tool calls go to `dispatch`.
+  // Resolves with the native report. `outbound` (a handler, or null for no network) defaults to
+  // the executor's globalOutbound. With `retain`, the report carries a handle id and
+  // `onToolCall` is returned with it for the handle's later runs.
+  #run({ code, namespaces, resultMode, dispatch, timeout, memoryLimitMb, faultInjection, outbound, retain }) {
+    this.#checkOpen();
+    const handler = outbound === undefined ? this.#outbound : outbound;
+    const onToolCall = this.#toolCallback(dispatch, handler);
     const request = {
       code,
       runConfigJson: JSON.stringify({ resultMode, namespaces, outbound: handler !== null, modules: this.#modules }),
       timeout: checkTimeout(timeout),
       memoryLimitMb: checkInteger('memoryLimitMb', memoryLimitMb, 16, 16384),
       faultInjection,
+      retain: retain === true,
     };
-    return native.execute(request, onToolCall).then((report) => {
-      if (report.faultCode !== undefined && report.faultCode !== null) {
-        throw new CodemodeExecutorError(report.faultCode, report.faultMessage);
-      }
-      return report;
-    });
+    return settle(this.#native.execute(request, onToolCall)).then((report) => ({ report, onToolCall }));
+  }
+
+  // A further run in a retained isolate (see ExecutionHandle).
+  [RUN_IN_HANDLE](handleId, code, timeout, onToolCall) {
+    this.#checkOpen();
+    const request = { handleId, code, timeout: checkTimeout(timeout) };
+    return settle(this.#native.executeInHandle(request, onToolCall)).then(shapeNativeReport);
+  }
+
+  [DISPOSE_HANDLE](handleId) {
+    return this.#disposed ? false : this.#native.disposeHandle(handleId);
   }
 
   #runner() {
-    return (job) => this.#run(job);
+    return (job) => this.#run(job).then(({ report }) => report);
   }
 
   #executeNative(request) {
@@ -177,6 +236,9 @@ class IsolateExecutor {
     const { code, dispatch } = request;
     if (typeof code !== 'string') throw invalidArgument('request.code must be a string');
     const namespaces = nativeNamespaces(request.providers);
+    if (request.retainHandles !== undefined && typeof request.retainHandles !== 'boolean') {
+      throw invalidArgument('request.retainHandles must be a boolean');
+    }
     if (dispatch !== undefined && typeof dispatch !== 'function') {
       throw invalidArgument('request.dispatch must be a function (provider, tool, argsJson) => string');
     }
@@ -192,7 +254,14 @@ class IsolateExecutor {
       memoryLimitMb: request.memoryLimitMb,
       faultInjection: typeof request.__faultInjection === 'string' ? request.__faultInjection : undefined,
       outbound: request.outbound === undefined ? undefined : checkOutbound(request.outbound, 'request.outbound'),
-    }).then(shapeNativeReport);
+      retain: request.retainHandles === true,
+    }).then(({ report, onToolCall }) => {
+      const out = shapeNativeReport(report);
+      if (request.retainHandles === true && typeof report.handleId === 'number') {
+        out.handle = new ExecutionHandle(this, report.handleId, onToolCall);
+      }
+      return out;
+    });
   }
 
   /** The effective bounds: the defaults with this executor's options applied. */
@@ -200,10 +269,16 @@ class IsolateExecutor {
     return { ...this.#native.limits };
   }
 
-  /** Counters of the pool: workers, busy, queued, completed, lost, abandoned, replaced. */
+  /**
+   * Counters: workers, busy, queued, completed, lost, abandoned, replaced, retained, isolation,
+   * and in 'process' isolation processes, enginesStarted, enginesLost, crashLoop.
+   */
   stats() {
     const s = this.#native.stats();
-    return { ...s };
+    const out = { ...s };
+    if (out.crashLoop === null || out.crashLoop === undefined) delete out.crashLoop;
+    if (s.isolation === 'process') out.enginePids = this.#native.enginePids();
+    return out;
   }
 
   /**
@@ -213,6 +288,60 @@ class IsolateExecutor {
   dispose() {
     this.#disposed = true;
     return this.#native.dispose();
+  }
+}
+
+// Native reports carry machinery faults as data; they become rejections with a stable code.
+function settle(promise) {
+  return promise.then((report) => {
+    if (report.faultCode !== undefined && report.faultCode !== null) {
+      throw new CodemodeExecutorError(report.faultCode, report.faultMessage);
+    }
+    return report;
+  });
+}
+
+/**
+ * A retained execution (`execute({ ..., retainHandles: true })`): its isolate stays alive, so
+ * further code runs in the same global scope with the same providers and dispatch. Closed by
+ * dispose(), by idling longer than `retainedIdleMs`, or when one of its runs is ended by a bound
+ * (timeout, memory); a closed handle rejects with ERR_HANDLE_CLOSED.
+ */
+class ExecutionHandle {
+  #executor;
+  #onToolCall;
+  #closed = false;
+
+  constructor(executor, id, onToolCall) {
+    this.#executor = executor;
+    this.#onToolCall = onToolCall;
+    this.id = id;
+  }
+
+  /** Runs `code` (an async function expression) in this isolate. */
+  execute(code, options) {
+    try {
+      if (typeof code !== 'string') throw invalidArgument('handle.execute(code): code must be a string');
+      if (options !== undefined && !isPlainObject(options)) throw invalidArgument('handle.execute options must be an object');
+      if (this.#closed) {
+        throw new CodemodeExecutorError(CODES.HANDLE_CLOSED, `The execution handle ${this.id} is closed (disposed)`);
+      }
+      const timeout = options === undefined ? undefined : options.timeout;
+      return this.#executor[RUN_IN_HANDLE](this.id, code, timeout, this.#onToolCall);
+    } catch (error) {
+      return Promise.reject(fromNative(error));
+    }
+  }
+
+  /** Drops the isolate. Resolves true if it was still alive. */
+  dispose() {
+    if (this.#closed) return Promise.resolve(false);
+    this.#closed = true;
+    try {
+      return Promise.resolve(this.#executor[DISPOSE_HANDLE](this.id));
+    } catch (error) {
+      return Promise.reject(fromNative(error));
+    }
   }
 }
 
@@ -227,4 +356,4 @@ function shapeNativeReport(report) {
   return out;
 }
 
-module.exports = { IsolateExecutor };
+module.exports = { IsolateExecutor, ExecutionHandle };

@@ -14,15 +14,31 @@ pub enum ErrorCode {
     WorkerLost,
     /// The request or the options were malformed.
     InvalidArgument,
+    /// A retained execution handle was used after it was disposed or expired.
+    HandleClosed,
 }
 
 impl ErrorCode {
+    const ALL: [ErrorCode; 5] = [
+        ErrorCode::QueueFull,
+        ErrorCode::Disposed,
+        ErrorCode::WorkerLost,
+        ErrorCode::InvalidArgument,
+        ErrorCode::HandleClosed,
+    ];
+
+    /// The code named by its stable string (as it crosses the executor protocol).
+    pub fn from_code(code: &str) -> Option<ErrorCode> {
+        ErrorCode::ALL.into_iter().find(|c| c.as_str() == code)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorCode::QueueFull => "ERR_QUEUE_FULL",
             ErrorCode::Disposed => "ERR_DISPOSED",
             ErrorCode::WorkerLost => "ERR_WORKER_LOST",
             ErrorCode::InvalidArgument => "ERR_INVALID_ARGUMENT",
+            ErrorCode::HandleClosed => "ERR_HANDLE_CLOSED",
         }
     }
 }
@@ -56,6 +72,12 @@ impl Fault {
             format!("The worker running this execution was lost ({detail}); it has been replaced"),
         )
     }
+    pub fn handle_closed(handle_id: u64) -> Self {
+        Fault::new(
+            ErrorCode::HandleClosed,
+            format!("The execution handle {handle_id} is closed (disposed, expired, or its isolate was ended by a bound)"),
+        )
+    }
     pub fn invalid(message: impl Into<String>) -> Self {
         Fault::new(ErrorCode::InvalidArgument, message)
     }
@@ -79,6 +101,11 @@ mod tests {
         assert_eq!(ErrorCode::Disposed.as_str(), "ERR_DISPOSED");
         assert_eq!(ErrorCode::WorkerLost.as_str(), "ERR_WORKER_LOST");
         assert_eq!(ErrorCode::InvalidArgument.as_str(), "ERR_INVALID_ARGUMENT");
+        assert_eq!(ErrorCode::HandleClosed.as_str(), "ERR_HANDLE_CLOSED");
+        for code in ErrorCode::ALL {
+            assert_eq!(ErrorCode::from_code(code.as_str()), Some(code));
+        }
+        assert_eq!(ErrorCode::from_code("ERR_NOPE"), None);
         assert_eq!(
             Fault::queue_full(3).to_string(),
             "ERR_QUEUE_FULL: The execution queue is full (3 runs waiting)"

@@ -10,4 +10,6 @@ pub mod bridge;
 pub mod error;
 pub mod limits;
 pub mod pool;
+pub mod process;
+pub mod protocol;
 pub mod sandbox;

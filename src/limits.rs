@@ -51,11 +51,40 @@ pub struct Limits {
     pub max_code_bytes: usize,
     /// Runs waiting for a worker; one more is rejected at once with `ERR_QUEUE_FULL`.
     pub max_queue: usize,
-    /// Worker threads, each running one isolate at a time.
+    /// Worker threads, each running one isolate at a time (per engine process in `'process'`
+    /// isolation).
     pub workers: usize,
+    /// Isolates kept after their run by `retainHandles` at once (per executor). One more is
+    /// refused: the run still completes, without a handle, and says why.
+    pub max_retained: usize,
+    /// A retained isolate that receives no call for this long is disposed.
+    pub retained_idle: Duration,
+    /// `'process'` isolation: engine processes the executor supervises.
+    pub processes: usize,
+    /// `'process'` isolation: resident memory one engine process may use before it is killed
+    /// and replaced (its runs end with `ERR_WORKER_LOST`). Catches growth that escapes V8's
+    /// heap accounting.
+    pub process_memory_bytes: usize,
+    /// `'process'` isolation: how often the host pings each engine process (and samples its
+    /// memory).
+    pub heartbeat_interval: Duration,
+    /// `'process'` isolation: an engine process that has not answered a ping for this long is
+    /// killed and replaced.
+    pub heartbeat_timeout: Duration,
+    /// `'process'` isolation: engine processes that fail to start this many times in a row put
+    /// the executor in a crash loop: queued runs are rejected with `ERR_WORKER_LOST` and the
+    /// next start is tried only when a new run arrives, after the longest backoff.
+    pub max_start_failures: u32,
+    /// `'process'` isolation: the wait before restarting a lost engine process grows from this,
+    /// doubling per consecutive loss, up to `restart_backoff_max`.
+    pub restart_backoff_min: Duration,
+    pub restart_backoff_max: Duration,
 }
 
 pub const MIB: usize = 1024 * 1024;
+
+/// The longest timeout an executor or a run accepts: one day, in milliseconds.
+pub const MAX_TIMEOUT_MS: f64 = 24.0 * 3600.0 * 1000.0;
 
 impl Default for Limits {
     fn default() -> Self {
@@ -80,6 +109,15 @@ impl Default for Limits {
             workers: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(2),
+            max_retained: 64,
+            retained_idle: Duration::from_secs(60),
+            processes: 1,
+            process_memory_bytes: 0, // derived: see `process_memory_cap`
+            heartbeat_interval: Duration::from_millis(1_000),
+            heartbeat_timeout: Duration::from_millis(10_000),
+            max_start_failures: 5,
+            restart_backoff_min: Duration::from_millis(20),
+            restart_backoff_max: Duration::from_millis(5_000),
         }
     }
 }
@@ -97,6 +135,118 @@ impl Limits {
         self.heap_bytes = mb * MIB;
         self.array_buffer_bytes = mb * MIB;
         self.max_array_like_length = array_like_cap(self.heap_bytes);
+    }
+
+    /// The resident-memory cap of one engine process: the explicit setting, or room for every
+    /// worker's heap, its ArrayBuffers and V8's headroom for one oversized object, plus the
+    /// engine's own baseline.
+    pub fn process_memory_cap(&self) -> usize {
+        if self.process_memory_bytes > 0 {
+            return self.process_memory_bytes;
+        }
+        let per_worker = self.heap_bytes + self.array_buffer_bytes;
+        (self.workers + self.max_retained.min(self.workers)) * per_worker + 1536 * MIB
+    }
+
+    /// Sets one bound by its option name (the names of the JS options), checking its range.
+    /// Used for the executor's options and for the configuration an engine process receives.
+    pub fn set(&mut self, name: &str, value: f64) -> Result<(), String> {
+        let int = |min: u64, max: u64| -> Result<u64, String> {
+            if value.fract() == 0.0 && value >= min as f64 && value <= max as f64 {
+                Ok(value as u64)
+            } else {
+                Err(format!(
+                    "{name} must be an integer between {min} and {max} (got {value})"
+                ))
+            }
+        };
+        let ms = |min: f64, max: f64| -> Result<Duration, String> {
+            if value.is_finite() && value >= min && value <= max {
+                Ok(Duration::from_secs_f64(value / 1000.0))
+            } else {
+                Err(format!(
+                    "{name} must be a number of milliseconds between {min} and {max} (got {value})"
+                ))
+            }
+        };
+        let u32max = u32::MAX as u64;
+        match name {
+            "workers" => self.workers = int(1, 256)? as usize,
+            "maxQueue" => self.max_queue = int(1, 10_000_000)? as usize,
+            "timeout" => {
+                if !(value.is_finite() && value > 0.0 && value <= MAX_TIMEOUT_MS) {
+                    return Err(format!(
+                        "timeout must be a number of milliseconds between 1 and {MAX_TIMEOUT_MS} (got {value})"
+                    ));
+                }
+                self.timeout = Duration::from_secs_f64(value / 1000.0);
+            }
+            "memoryLimitMb" => self.set_memory_mb(int(16, 16_384)? as usize),
+            "maxArgsBytes" => self.max_args_bytes = int(1, u32max)? as usize,
+            "maxReplyBytes" => self.max_reply_bytes = int(1, u32max)? as usize,
+            "maxResultBytes" => self.max_result_bytes = int(1, u32max)? as usize,
+            "maxLogLines" => self.max_log_lines = int(1, u32max)? as usize,
+            "maxLogBytes" => self.max_log_bytes = int(1, u32max)? as usize,
+            "maxCodeBytes" => self.max_code_bytes = int(1, u32max)? as usize,
+            "maxToolCalls" => self.max_tool_calls = int(1, u32max)? as u32,
+            "maxRetained" => self.max_retained = int(0, 100_000)? as usize,
+            "retainedIdleMs" => self.retained_idle = ms(1.0, MAX_TIMEOUT_MS)?,
+            "processes" => self.processes = int(1, 64)? as usize,
+            "processMemoryLimitMb" => {
+                self.process_memory_bytes = int(64, 1 << 20)? as usize * MIB
+            }
+            "heartbeatIntervalMs" => self.heartbeat_interval = ms(10.0, 60_000.0)?,
+            "heartbeatTimeoutMs" => self.heartbeat_timeout = ms(50.0, 600_000.0)?,
+            _ => return Err(format!("unknown option {name}")),
+        }
+        Ok(())
+    }
+
+    /// The settable bounds as a JSON object of option names (what an engine process is
+    /// configured with; `set` reads each entry back).
+    pub fn to_options_json(&self) -> String {
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        let pairs: [(&str, f64); 17] = [
+            ("workers", self.workers as f64),
+            ("maxQueue", self.max_queue as f64),
+            ("timeout", ms(self.timeout)),
+            ("memoryLimitMb", (self.heap_bytes / MIB) as f64),
+            ("maxArgsBytes", self.max_args_bytes as f64),
+            ("maxReplyBytes", self.max_reply_bytes as f64),
+            ("maxResultBytes", self.max_result_bytes as f64),
+            ("maxLogLines", self.max_log_lines as f64),
+            ("maxLogBytes", self.max_log_bytes as f64),
+            ("maxCodeBytes", self.max_code_bytes as f64),
+            ("maxToolCalls", self.max_tool_calls as f64),
+            ("maxRetained", self.max_retained as f64),
+            ("retainedIdleMs", ms(self.retained_idle)),
+            ("processes", self.processes as f64),
+            ("processMemoryLimitMb", (self.process_memory_cap() / MIB) as f64),
+            ("heartbeatIntervalMs", ms(self.heartbeat_interval)),
+            ("heartbeatTimeoutMs", ms(self.heartbeat_timeout)),
+        ];
+        let mut map = serde_json::Map::new();
+        for (name, value) in pairs {
+            map.insert(name.to_string(), serde_json::json!(value));
+        }
+        serde_json::Value::Object(map).to_string()
+    }
+
+    /// Reads a JSON object of option names into limits (the inverse of `to_options_json`).
+    pub fn from_options_json(json: &str) -> Result<Limits, String> {
+        let value: serde_json::Value =
+            serde_json::from_str(json).map_err(|e| format!("configuration is not JSON: {e}"))?;
+        let object = value
+            .as_object()
+            .ok_or_else(|| "configuration must be a JSON object".to_string())?;
+        let mut limits = Limits::default();
+        for (name, value) in object {
+            let number = value
+                .as_f64()
+                .ok_or_else(|| format!("{name} must be a number"))?;
+            limits.set(name, number)?;
+        }
+        Ok(limits)
     }
 
     /// Whether an isolate built for `self` can serve a run with `other` limits (the isolate-level
@@ -133,6 +283,32 @@ mod tests {
         let mut m = Limits::default();
         m.set_memory_mb(64);
         assert!(l.same_isolate_shape(&m));
+    }
+
+    #[test]
+    fn options_roundtrip_through_json() {
+        let mut l = Limits::default();
+        l.set("workers", 3.0).unwrap();
+        l.set("timeout", 1234.5).unwrap();
+        l.set("memoryLimitMb", 64.0).unwrap();
+        l.set("maxRetained", 0.0).unwrap();
+        l.set("processMemoryLimitMb", 512.0).unwrap();
+        let back = Limits::from_options_json(&l.to_options_json()).unwrap();
+        assert_eq!(back, l);
+        assert!(l.set("workers", 0.0).unwrap_err().contains("between 1 and 256"));
+        assert!(l.set("workers", 1.5).is_err());
+        assert!(l.set("nope", 1.0).unwrap_err().contains("unknown option"));
+        assert!(Limits::from_options_json("[]").is_err());
+    }
+
+    #[test]
+    fn process_memory_cap_covers_every_worker() {
+        let mut l = Limits::default();
+        l.workers = 2;
+        l.max_retained = 0;
+        assert_eq!(l.process_memory_cap(), 2 * 256 * MIB + 1536 * MIB);
+        l.process_memory_bytes = 100 * MIB;
+        assert_eq!(l.process_memory_cap(), 100 * MIB);
     }
 
     #[test]

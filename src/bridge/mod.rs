@@ -120,6 +120,16 @@ impl ReplyRouter {
         }
     }
 
+    /// Tells a run to end now with `message` (a cancellation by the host). Takes effect when the
+    /// run next waits (on a tool call, a timer or a promise); a run that never yields ends at its
+    /// deadline. Returns false when no such run is live.
+    pub fn end(&self, run_id: u64, message: String) -> bool {
+        let routes = self.lock();
+        routes
+            .get(&run_id)
+            .is_some_and(|route| route.events.send(RunEvent::Breach(message)).is_ok())
+    }
+
     pub fn live_runs(&self) -> usize {
         self.lock().len()
     }

@@ -34,6 +34,9 @@ pub struct Report {
     pub queued: Duration,
     pub run: Duration,
     pub total: Duration,
+    /// Non-zero when the run's isolate was retained (`Job::retain`): the id that
+    /// `Pool::execute_retained` and `Pool::dispose_retained` take.
+    pub handle_id: u64,
 }
 
 pub type Outcome = Result<Report, Fault>;
@@ -74,7 +77,30 @@ pub struct Job {
     pub enqueued_at: Instant,
     pub completion: Completion,
     pub fault: Option<FaultInjection>,
+    /// Keep the isolate after the run (if it is still usable and `max_retained` allows) and
+    /// answer with a handle id: the run's id.
+    pub retain: bool,
 }
+
+/// A further run in a retained isolate.
+pub struct HandleJob {
+    pub run_id: u64,
+    pub code: String,
+    /// The run's timeout; the executor's when `None`.
+    pub timeout: Option<Duration>,
+    pub sink: Arc<dyn ToolSink>,
+    pub events: Receiver<RunEvent>,
+    pub enqueued_at: Instant,
+    pub completion: Completion,
+}
+
+enum HandleCommand {
+    Execute(HandleJob),
+    Dispose,
+}
+
+/// Told when a retained isolate goes away: its handle id and why.
+pub type HandleClosedHook = Arc<dyn Fn(u64, &str) + Send + Sync>;
 
 /// Counters, read by `stats()`.
 #[derive(Default)]
@@ -105,14 +131,31 @@ struct Shared {
     jobs: Receiver<Job>,
     disposed: AtomicBool,
     watchdog: Watchdog,
+    /// Every thread of the pool: workers and the threads that hold retained isolates.
     workers: Mutex<HashMap<usize, JoinHandle<()>>>,
     next_worker: AtomicUsize,
     counters: Counters,
+    /// Retained isolates by handle id: the channel of the thread that holds each.
+    retained: Mutex<HashMap<u64, Sender<HandleCommand>>>,
+    on_handle_closed: Mutex<Option<HandleClosedHook>>,
 }
 
 impl Shared {
     fn workers(&self) -> MutexGuard<'_, HashMap<usize, JoinHandle<()>>> {
         self.workers.lock().unwrap_or_else(|p| p.into_inner())
+    }
+    fn retained(&self) -> MutexGuard<'_, HashMap<u64, Sender<HandleCommand>>> {
+        self.retained.lock().unwrap_or_else(|p| p.into_inner())
+    }
+    fn handle_closed(&self, handle_id: u64, reason: &str) {
+        let hook = self
+            .on_handle_closed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        if let Some(hook) = hook {
+            hook(handle_id, reason);
+        }
     }
 }
 
@@ -133,6 +176,8 @@ impl Pool {
             workers: Mutex::new(HashMap::new()),
             next_worker: AtomicUsize::new(0),
             counters: Counters::default(),
+            retained: Mutex::new(HashMap::new()),
+            on_handle_closed: Mutex::new(None),
         });
         for _ in 0..workers {
             spawn_worker(&shared);
@@ -162,14 +207,50 @@ impl Pool {
         }
     }
 
+    /// Retained isolates alive now.
+    pub fn retained(&self) -> usize {
+        self.shared.retained().len()
+    }
+
+    /// Sets the hook told when a retained isolate goes away (expiry, disposal, a bound).
+    pub fn on_handle_closed(&self, hook: HandleClosedHook) {
+        *self
+            .shared
+            .on_handle_closed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Some(hook);
+    }
+
+    /// Runs more code in a retained isolate. A handle that no longer exists answers
+    /// `ERR_HANDLE_CLOSED`.
+    pub fn execute_retained(&self, handle_id: u64, job: HandleJob) {
+        let sender = self.shared.retained().get(&handle_id).cloned();
+        let job = match sender {
+            Some(sender) => match sender.send(HandleCommand::Execute(job)) {
+                Ok(()) => return,
+                Err(crossbeam_channel::SendError(HandleCommand::Execute(job))) => job,
+                Err(_) => return,
+            },
+            None => job,
+        };
+        job.completion.finish(Err(Fault::handle_closed(handle_id)));
+    }
+
+    /// Disposes of a retained isolate. Returns false when there was no such handle.
+    pub fn dispose_retained(&self, handle_id: u64) -> bool {
+        let sender = self.shared.retained().get(&handle_id).cloned();
+        sender.is_some_and(|s| s.send(HandleCommand::Dispose).is_ok())
+    }
+
     pub fn is_disposed(&self) -> bool {
         self.shared.disposed.load(Ordering::Acquire)
     }
 
     pub fn stats(&self) -> PoolStats {
         let c = &self.shared.counters;
+        let retained = self.shared.retained().len();
         PoolStats {
-            workers: self.shared.workers().len(),
+            workers: self.shared.workers().len().saturating_sub(retained),
             busy: c.busy.load(Ordering::Relaxed),
             queued: self.shared.jobs.len(),
             completed: c.completed.load(Ordering::Relaxed),
@@ -185,6 +266,11 @@ impl Pool {
     pub fn dispose(&self, done: impl FnOnce() + Send + 'static) {
         let already = self.shared.disposed.swap(true, Ordering::AcqRel);
         self.sender.lock().unwrap_or_else(|p| p.into_inner()).take();
+        // Retained isolates end with the pool (their threads see the channel close).
+        let handles: Vec<u64> = self.shared.retained().drain().map(|(id, _)| id).collect();
+        for handle_id in handles {
+            self.shared.handle_closed(handle_id, "the executor was disposed");
+        }
         let shared = self.shared.clone();
         std::thread::spawn(move || {
             if !already {
@@ -268,14 +354,23 @@ fn worker_main(shared: Arc<Shared>, id: usize) {
             return;
         }
         shared.counters.busy.fetch_sub(1, Ordering::Relaxed);
-        if let Err(panic) = outcome {
-            let detail = panic_text(&panic);
-            shared.counters.lost.fetch_add(1, Ordering::Relaxed);
-            job.completion.finish(Err(Fault::worker_lost(&format!(
-                "worker panicked: {detail}"
-            ))));
-            replace(&shared, id);
-            return;
+        match outcome {
+            Err(panic) => {
+                let detail = panic_text(&panic);
+                shared.counters.lost.fetch_add(1, Ordering::Relaxed);
+                job.completion.finish(Err(Fault::worker_lost(&format!(
+                    "worker panicked: {detail}"
+                ))));
+                replace(&shared, id);
+                return;
+            }
+            Ok(Some((sandbox, commands))) => {
+                // This thread now holds a retained isolate; a new worker takes its place.
+                spawn_worker(&shared);
+                hold_retained(&shared, id, job.run_id, sandbox, commands);
+                return;
+            }
+            Ok(None) => {}
         }
     }
 }
@@ -290,46 +385,40 @@ fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
     }
 }
 
-fn run_job(
+/// One run as `supervised_run` needs it, fresh or in a retained isolate.
+struct RunSpec<'a> {
+    run_id: u64,
+    code: &'a str,
+    run_config_json: &'a str,
+    limits: &'a Limits,
+    sink: &'a Arc<dyn ToolSink>,
+    events: &'a Receiver<RunEvent>,
+    enqueued_at: Instant,
+    completion: &'a Completion,
+    continuation: bool,
+}
+
+/// Runs a program under the watchdog and returns its report (not yet delivered). If the run
+/// cannot be stopped, the abandon action answers it and calls `on_abandon` (which must make up
+/// for this thread, which is then lost); `claimed` tells the caller that happened.
+fn supervised_run(
     shared: &Arc<Shared>,
-    id: usize,
-    warm: &mut Option<Sandbox>,
-    job: &Job,
+    sandbox: &mut Sandbox,
+    spec: RunSpec<'_>,
     claimed: &Arc<AtomicBool>,
-) {
+    on_abandon: impl FnOnce() + Send + 'static,
+) -> Report {
     let started = Instant::now();
-    let mut sandbox = match warm.take() {
-        Some(sandbox) if sandbox.limits().same_isolate_shape(&job.limits) => sandbox,
-        other => {
-            *warm = other;
-            match Sandbox::new(&job.limits) {
-                Ok(sandbox) => {
-                    shared
-                        .counters
-                        .isolates_created
-                        .fetch_add(1, Ordering::Relaxed);
-                    sandbox
-                }
-                Err(message) => {
-                    job.completion.finish(Err(Fault::worker_lost(&message)));
-                    return;
-                }
-            }
-        }
-    };
-    if job.fault == Some(FaultInjection::Panic) {
-        panic!("fault injected by the test hook");
-    }
-    let deadline = started + job.limits.timeout;
-    let terminate_at = deadline + job.limits.termination_grace;
-    // Answers the run and replaces this worker when the run cannot be stopped: fired by the
+    let deadline = started + spec.limits.timeout;
+    let terminate_at = deadline + spec.limits.termination_grace;
+    // Answers the run and gives up this thread when the run cannot be stopped: fired by the
     // watchdog long after the deadline, or by the sandbox when it must park its thread.
-    let on_abandon = {
+    let abandon = {
         let shared = shared.clone();
-        let completion = job.completion.clone();
+        let completion = spec.completion.clone();
         let claimed = claimed.clone();
-        let queued = started.duration_since(job.enqueued_at);
-        let enqueued_at = job.enqueued_at;
+        let queued = started.duration_since(spec.enqueued_at);
+        let enqueued_at = spec.enqueued_at;
         abandon_action(move |message: String| {
             if claimed.swap(true, Ordering::AcqRel) {
                 return; // the run returned first
@@ -345,38 +434,199 @@ fn run_job(
                 queued,
                 run: started.elapsed(),
                 total: enqueued_at.elapsed(),
+                handle_id: 0,
             }));
-            replace(&shared, id);
+            on_abandon();
         })
     };
     let terminator = sandbox.terminator();
-    let wedge_action = on_abandon.clone();
+    let wedge_action = abandon.clone();
     terminator.on_wedge(Box::new(move |message| fire(&wedge_action, message)));
     let armed = shared.watchdog.arm(
         terminate_at,
-        terminate_at + job.limits.abandon_after,
+        terminate_at + spec.limits.abandon_after,
         terminator,
-        on_abandon,
+        abandon,
     );
     let output = sandbox.run(Program {
-        run_id: job.run_id,
-        code: &job.code,
-        run_config_json: &job.run_config_json,
-        limits: &job.limits,
+        run_id: spec.run_id,
+        code: spec.code,
+        run_config_json: spec.run_config_json,
+        limits: spec.limits,
         deadline,
-        sink: job.sink.clone(),
-        events: &job.events,
+        sink: spec.sink.clone(),
+        events: spec.events,
+        continuation: spec.continuation,
     });
     drop(armed);
-    let report = Report {
+    Report {
         output,
-        queued: started.duration_since(job.enqueued_at),
+        queued: started.duration_since(spec.enqueued_at),
         run: started.elapsed(),
-        total: job.enqueued_at.elapsed(),
+        total: spec.enqueued_at.elapsed(),
+        handle_id: 0,
+    }
+}
+
+/// Runs a job on this worker. Returns the sandbox and its command channel when the isolate was
+/// retained (the handle is registered before the run is answered, so a call on the handle can
+/// never arrive before it exists).
+fn run_job(
+    shared: &Arc<Shared>,
+    id: usize,
+    warm: &mut Option<Sandbox>,
+    job: &Job,
+    claimed: &Arc<AtomicBool>,
+) -> Option<(Sandbox, Receiver<HandleCommand>)> {
+    let mut sandbox = match warm.take() {
+        Some(sandbox) if sandbox.limits().same_isolate_shape(&job.limits) => sandbox,
+        other => {
+            *warm = other;
+            match Sandbox::new(&job.limits) {
+                Ok(sandbox) => {
+                    shared
+                        .counters
+                        .isolates_created
+                        .fetch_add(1, Ordering::Relaxed);
+                    sandbox
+                }
+                Err(message) => {
+                    job.completion.finish(Err(Fault::worker_lost(&message)));
+                    return None;
+                }
+            }
+        }
     };
+    if job.fault == Some(FaultInjection::Panic) {
+        panic!("fault injected by the test hook");
+    }
+    let replace_me = {
+        let shared = shared.clone();
+        move || replace(&shared, id)
+    };
+    let mut report = supervised_run(
+        shared,
+        &mut sandbox,
+        RunSpec {
+            run_id: job.run_id,
+            code: &job.code,
+            run_config_json: &job.run_config_json,
+            limits: &job.limits,
+            sink: &job.sink,
+            events: &job.events,
+            enqueued_at: job.enqueued_at,
+            completion: &job.completion,
+            continuation: false,
+        },
+        claimed,
+        replace_me,
+    );
+    let mut kept = None;
+    if job.retain && sandbox.reusable() && !claimed.load(Ordering::Acquire) {
+        let mut retained = shared.retained();
+        if retained.len() < shared.limits.max_retained && !shared.disposed.load(Ordering::Acquire)
+        {
+            let (tx, rx) = crossbeam_channel::unbounded();
+            retained.insert(job.run_id, tx);
+            report.handle_id = job.run_id;
+            kept = Some(rx);
+        }
+    }
     if job.completion.finish(Ok(report)) {
         shared.counters.completed.fetch_add(1, Ordering::Relaxed);
     }
-    // The isolate is dropped here, after the caller has its answer.
+    // Otherwise the isolate is dropped here, after the caller has its answer.
+    kept.map(|rx| (sandbox, rx))
+}
+
+/// The life of a thread that holds a retained isolate: further runs in the same global scope
+/// until the handle is disposed, idles past `retained_idle`, or a run ends by a bound.
+fn hold_retained(
+    shared: &Arc<Shared>,
+    id: usize,
+    handle_id: u64,
+    mut sandbox: Sandbox,
+    commands: Receiver<HandleCommand>,
+) {
+    let reason = loop {
+        let job = match commands.recv_timeout(shared.limits.retained_idle) {
+            Ok(HandleCommand::Execute(job)) => job,
+            Ok(HandleCommand::Dispose) => break "disposed",
+            Err(crossbeam_channel::RecvTimeoutError::Timeout) => break "expired (idle)",
+            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
+                break "the executor was disposed"
+            }
+        };
+        let mut limits = sandbox.limits().clone();
+        if let Some(timeout) = job.timeout {
+            limits.timeout = timeout;
+        }
+        let claimed = Arc::new(AtomicBool::new(false));
+        shared.counters.busy.fetch_add(1, Ordering::Relaxed);
+        let forget = {
+            let shared = shared.clone();
+            move || {
+                shared.retained().remove(&handle_id);
+                shared.workers().remove(&id);
+                shared.handle_closed(handle_id, "its run could not be stopped");
+            }
+        };
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            supervised_run(
+                shared,
+                &mut sandbox,
+                RunSpec {
+                    run_id: job.run_id,
+                    code: &job.code,
+                    run_config_json: "",
+                    limits: &limits,
+                    sink: &job.sink,
+                    events: &job.events,
+                    enqueued_at: job.enqueued_at,
+                    completion: &job.completion,
+                    continuation: true,
+                },
+                &claimed,
+                forget,
+            )
+        }));
+        if claimed.swap(true, Ordering::AcqRel) {
+            return; // abandoned: the action above has forgotten this handle and thread
+        }
+        shared.counters.busy.fetch_sub(1, Ordering::Relaxed);
+        match outcome {
+            Ok(mut report) => {
+                let usable = sandbox.reusable();
+                if usable {
+                    report.handle_id = handle_id;
+                }
+                if job.completion.finish(Ok(report)) {
+                    shared.counters.completed.fetch_add(1, Ordering::Relaxed);
+                }
+                if !usable {
+                    break "its last run was ended by a bound";
+                }
+            }
+            Err(panic) => {
+                shared.counters.lost.fetch_add(1, Ordering::Relaxed);
+                let detail = panic_text(&panic);
+                job.completion.finish(Err(Fault::worker_lost(&format!(
+                    "worker panicked: {detail}"
+                ))));
+                break "its worker panicked";
+            }
+        }
+    };
+    let was_live = shared.retained().remove(&handle_id).is_some();
+    shared.workers().remove(&id);
     drop(sandbox);
+    if was_live {
+        shared.handle_closed(handle_id, reason);
+    }
+    // Calls that raced with the closing are answered, not left hanging.
+    while let Ok(command) = commands.try_recv() {
+        if let HandleCommand::Execute(job) = command {
+            job.completion.finish(Err(Fault::handle_closed(handle_id)));
+        }
+    }
 }

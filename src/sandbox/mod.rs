@@ -51,6 +51,9 @@ pub struct Program<'a> {
     pub deadline: Instant,
     pub sink: Arc<dyn ToolSink>,
     pub events: &'a Receiver<RunEvent>,
+    /// A further run in a retained isolate: its namespaces are already installed, so the run
+    /// configuration is not applied again and the program sees the globals earlier runs left.
+    pub continuation: bool,
 }
 
 /// What one run produced.
@@ -201,6 +204,12 @@ impl Sandbox {
         &self.limits
     }
 
+    /// Whether this isolate may serve another run (`retainHandles`): only if nothing stopped the
+    /// last one from outside (a timeout, the memory budget, a broken bound).
+    pub fn reusable(&self) -> bool {
+        self.termination.reason().is_none()
+    }
+
     /// A handle that stops this sandbox's run from another thread.
     pub fn terminator(&self) -> Terminator {
         Terminator(self.termination.clone())
@@ -329,12 +338,14 @@ fn run_program(
     let undefined: v8::Local<v8::Value> = v8::undefined(tc).into();
     let describe = &helpers.describe;
 
-    // Namespaces, preludes and the result encoding.
-    let prepare = v8::Local::new(tc, &helpers.prepare);
-    let config = v8::String::new(tc, program.run_config_json)
-        .ok_or_else(|| Failure::Message("The run configuration is too large".to_string()))?;
-    if prepare.call(tc, undefined, &[config.into()]).is_none() {
-        return Err(caught(tc, describe));
+    // Namespaces, preludes and the result encoding (once per isolate).
+    if !program.continuation {
+        let prepare = v8::Local::new(tc, &helpers.prepare);
+        let config = v8::String::new(tc, program.run_config_json)
+            .ok_or_else(|| Failure::Message("The run configuration is too large".to_string()))?;
+        if prepare.call(tc, undefined, &[config.into()]).is_none() {
+            return Err(caught(tc, describe));
+        }
     }
 
     // The program: an expression evaluating to a function, called with no arguments.

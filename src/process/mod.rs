@@ -1,0 +1,9 @@
+//! `'process'` isolation: the pool runs in an engine process the host supervises, and the two
+//! talk the executor protocol (`crate::protocol`, `docs/protocol.md`).
+//!
+//! - `engine`: the child side (serve one host over stdin/stdout).
+//! - `host`: the parent side (spawn, hand out runs, forward tool calls, supervise, replace).
+
+pub mod engine;
+pub mod host;
+pub mod stdio;

@@ -1,0 +1,30 @@
+//! The engine process's standard streams as raw, blocking byte pipes.
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::os::fd::FromRawFd;
+
+/// Clears O_NONBLOCK on stdin and stdout: the engine reads and writes them from its own
+/// threads with blocking calls, whatever the parent runtime set.
+pub fn make_blocking() {
+    for fd in [0, 1] {
+        // SAFETY: fcntl on the standard descriptors with F_GETFL/F_SETFL only changes their
+        // file status flags; an invalid descriptor makes it return -1, which is ignored.
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            if flags >= 0 && flags & libc::O_NONBLOCK != 0 {
+                libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK);
+            }
+        }
+    }
+}
+
+/// Stdout without Rust's line buffering (frames are binary: a line buffer would flush at every
+/// 0x0A byte), behind a plain buffer that the engine's writer flushes per burst.
+pub fn raw_stdout() -> BufWriter<File> {
+    // SAFETY: fd 1 is the engine's stdout, open for the life of the process; this File is the
+    // only writer of it in the engine (nothing else in the process prints), and it is never
+    // closed before the process exits (the writer thread owns it until then).
+    let file = unsafe { File::from_raw_fd(1) };
+    BufWriter::with_capacity(64 * 1024, file)
+}

@@ -1,0 +1,637 @@
+//! The executor protocol: how a host drives an engine process over a byte stream (a pipe).
+//! `docs/protocol.md` is the normative description; this module is its implementation, shared
+//! by both sides. Nothing here knows about V8, napi or processes.
+//!
+//! A frame is a `u32` little-endian length (of the bytes that follow), a one-byte message
+//! type, and the message's fields (see `wire`).
+
+pub mod wire;
+
+use std::io::{self, Read, Write};
+use wire::{DecodeError, Decoded, Reader, Writer};
+
+/// The protocol versions this build speaks. A host offers a range in `Hello`; the engine picks
+/// the highest version both speak or refuses.
+pub const PROTOCOL_VERSION: u16 = 1;
+pub const MIN_PROTOCOL_VERSION: u16 = 1;
+
+/// Frames larger than this are refused before any allocation, whatever the limits say.
+pub const HARD_MAX_FRAME_BYTES: usize = 1 << 30;
+
+/// `Execute` flag: keep the isolate after the run and answer with a handle id.
+pub const FLAG_RETAIN: u8 = 1;
+
+/// `Shutdown` modes.
+pub const SHUTDOWN_DRAIN: u8 = 0;
+pub const SHUTDOWN_NOW: u8 = 1;
+
+/// Message types, host to engine.
+pub mod host_type {
+    pub const HELLO: u8 = 0x01;
+    pub const EXECUTE: u8 = 0x02;
+    pub const REPLY: u8 = 0x03;
+    pub const CANCEL: u8 = 0x04;
+    pub const PING: u8 = 0x05;
+    pub const SHUTDOWN: u8 = 0x06;
+    pub const HANDLE_EXECUTE: u8 = 0x07;
+    pub const HANDLE_DISPOSE: u8 = 0x08;
+}
+
+/// Message types, engine to host.
+pub mod engine_type {
+    pub const READY: u8 = 0x41;
+    pub const REFUSE: u8 = 0x42;
+    pub const TOOL_CALL: u8 = 0x43;
+    pub const RESULT: u8 = 0x44;
+    pub const PONG: u8 = 0x45;
+    pub const HANDLE_CLOSED: u8 = 0x46;
+    pub const BYE: u8 = 0x47;
+}
+
+/// The engine's counters, carried by `Pong` and `Result`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EngineStats {
+    pub workers: u32,
+    pub busy: u32,
+    pub queued: u32,
+    pub retained: u32,
+    pub completed: u64,
+    pub lost: u64,
+    pub abandoned: u64,
+    pub replaced: u64,
+    pub isolates_created: u64,
+}
+
+/// How a run ended, as the engine reports it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunResult {
+    /// The run finished (its own failure, if any, is in `error`).
+    Done(RunReport),
+    /// A machinery fault refused or lost the run: a stable code (`ERR_...`) and a message.
+    Fault { code: String, message: String },
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunReport {
+    pub result_json: Option<String>,
+    pub error: Option<String>,
+    pub logs: Vec<String>,
+    pub queued_ms: f64,
+    pub run_ms: f64,
+    pub tool_calls: u32,
+    pub heap_used_bytes: f64,
+    /// Non-zero when the isolate was retained: the id for `HandleExecute` / `HandleDispose`.
+    pub handle_id: u64,
+}
+
+/// Messages from the host to the engine.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HostMessage {
+    Hello {
+        min_version: u16,
+        max_version: u16,
+        /// JSON object of executor options (the same names as the JS options).
+        config_json: String,
+    },
+    Execute {
+        run_id: u64,
+        /// Milliseconds; 0 means the executor's default.
+        timeout_ms: f64,
+        /// MiB; 0 means the executor's default.
+        memory_mb: u32,
+        flags: u8,
+        fault_injection: Option<String>,
+        code: String,
+        run_config_json: String,
+    },
+    Reply {
+        run_id: u64,
+        call_id: u32,
+        json: String,
+    },
+    Cancel {
+        run_id: u64,
+        reason: String,
+    },
+    Ping {
+        seq: u64,
+    },
+    Shutdown {
+        mode: u8,
+    },
+    HandleExecute {
+        handle_id: u64,
+        run_id: u64,
+        timeout_ms: f64,
+        code: String,
+    },
+    HandleDispose {
+        handle_id: u64,
+    },
+}
+
+/// Messages from the engine to the host.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EngineMessage {
+    Ready {
+        version: u16,
+        pid: u32,
+        workers: u32,
+        engine: String,
+    },
+    Refuse {
+        reason: String,
+    },
+    ToolCall {
+        run_id: u64,
+        call_id: u32,
+        provider: String,
+        tool: String,
+        args_json: String,
+    },
+    Result {
+        run_id: u64,
+        result: RunResult,
+        stats: EngineStats,
+    },
+    Pong {
+        seq: u64,
+        stats: EngineStats,
+    },
+    HandleClosed {
+        handle_id: u64,
+        reason: String,
+    },
+    Bye,
+}
+
+fn frame(kind: u8, body_hint: usize, fill: impl FnOnce(&mut Writer)) -> Vec<u8> {
+    let mut w = Writer::with_capacity(5 + body_hint);
+    w.u32(0).u8(kind);
+    fill(&mut w);
+    let len = (w.bytes.len() - 4) as u32;
+    w.bytes[..4].copy_from_slice(&len.to_le_bytes());
+    w.bytes
+}
+
+fn write_stats(w: &mut Writer, s: &EngineStats) {
+    w.u32(s.workers)
+        .u32(s.busy)
+        .u32(s.queued)
+        .u32(s.retained)
+        .u64(s.completed)
+        .u64(s.lost)
+        .u64(s.abandoned)
+        .u64(s.replaced)
+        .u64(s.isolates_created);
+}
+
+fn read_stats(r: &mut Reader) -> Decoded<EngineStats> {
+    Ok(EngineStats {
+        workers: r.u32()?,
+        busy: r.u32()?,
+        queued: r.u32()?,
+        retained: r.u32()?,
+        completed: r.u64()?,
+        lost: r.u64()?,
+        abandoned: r.u64()?,
+        replaced: r.u64()?,
+        isolates_created: r.u64()?,
+    })
+}
+
+impl HostMessage {
+    /// The whole frame, length prefix included.
+    pub fn encode(&self) -> Vec<u8> {
+        use host_type::*;
+        match self {
+            HostMessage::Hello {
+                min_version,
+                max_version,
+                config_json,
+            } => frame(HELLO, 8 + config_json.len(), |w| {
+                w.u16(*min_version).u16(*max_version).str(config_json);
+            }),
+            HostMessage::Execute {
+                run_id,
+                timeout_ms,
+                memory_mb,
+                flags,
+                fault_injection,
+                code,
+                run_config_json,
+            } => frame(EXECUTE, 40 + code.len() + run_config_json.len(), |w| {
+                w.u64(*run_id)
+                    .f64(*timeout_ms)
+                    .u32(*memory_mb)
+                    .u8(*flags)
+                    .opt_str(fault_injection.as_deref())
+                    .str(code)
+                    .str(run_config_json);
+            }),
+            HostMessage::Reply {
+                run_id,
+                call_id,
+                json,
+            } => frame(REPLY, 16 + json.len(), |w| {
+                w.u64(*run_id).u32(*call_id).str(json);
+            }),
+            HostMessage::Cancel { run_id, reason } => frame(CANCEL, 12 + reason.len(), |w| {
+                w.u64(*run_id).str(reason);
+            }),
+            HostMessage::Ping { seq } => frame(PING, 8, |w| {
+                w.u64(*seq);
+            }),
+            HostMessage::Shutdown { mode } => frame(SHUTDOWN, 1, |w| {
+                w.u8(*mode);
+            }),
+            HostMessage::HandleExecute {
+                handle_id,
+                run_id,
+                timeout_ms,
+                code,
+            } => frame(HANDLE_EXECUTE, 28 + code.len(), |w| {
+                w.u64(*handle_id).u64(*run_id).f64(*timeout_ms).str(code);
+            }),
+            HostMessage::HandleDispose { handle_id } => frame(HANDLE_DISPOSE, 8, |w| {
+                w.u64(*handle_id);
+            }),
+        }
+    }
+
+    /// Decodes one frame body (type byte and fields, without the length prefix).
+    pub fn decode(body: &[u8]) -> Decoded<HostMessage> {
+        use host_type::*;
+        let mut r = Reader::new(body);
+        let message = match r.u8()? {
+            HELLO => HostMessage::Hello {
+                min_version: r.u16()?,
+                max_version: r.u16()?,
+                config_json: r.str()?,
+            },
+            EXECUTE => HostMessage::Execute {
+                run_id: r.u64()?,
+                timeout_ms: r.f64()?,
+                memory_mb: r.u32()?,
+                flags: r.u8()?,
+                fault_injection: r.opt_str()?,
+                code: r.str()?,
+                run_config_json: r.str()?,
+            },
+            REPLY => HostMessage::Reply {
+                run_id: r.u64()?,
+                call_id: r.u32()?,
+                json: r.str()?,
+            },
+            CANCEL => HostMessage::Cancel {
+                run_id: r.u64()?,
+                reason: r.str()?,
+            },
+            PING => HostMessage::Ping { seq: r.u64()? },
+            SHUTDOWN => HostMessage::Shutdown { mode: r.u8()? },
+            HANDLE_EXECUTE => HostMessage::HandleExecute {
+                handle_id: r.u64()?,
+                run_id: r.u64()?,
+                timeout_ms: r.f64()?,
+                code: r.str()?,
+            },
+            HANDLE_DISPOSE => HostMessage::HandleDispose {
+                handle_id: r.u64()?,
+            },
+            other => return Err(DecodeError(format!("unknown host message type 0x{other:02x}"))),
+        };
+        r.finish()?;
+        Ok(message)
+    }
+}
+
+impl EngineMessage {
+    /// The whole frame, length prefix included.
+    pub fn encode(&self) -> Vec<u8> {
+        use engine_type::*;
+        match self {
+            EngineMessage::Ready {
+                version,
+                pid,
+                workers,
+                engine,
+            } => frame(READY, 14 + engine.len(), |w| {
+                w.u16(*version).u32(*pid).u32(*workers).str(engine);
+            }),
+            EngineMessage::Refuse { reason } => frame(REFUSE, 4 + reason.len(), |w| {
+                w.str(reason);
+            }),
+            EngineMessage::ToolCall {
+                run_id,
+                call_id,
+                provider,
+                tool,
+                args_json,
+            } => frame(
+                TOOL_CALL,
+                24 + provider.len() + tool.len() + args_json.len(),
+                |w| {
+                    w.u64(*run_id)
+                        .u32(*call_id)
+                        .str(provider)
+                        .str(tool)
+                        .str(args_json);
+                },
+            ),
+            EngineMessage::Result {
+                run_id,
+                result,
+                stats,
+            } => {
+                let hint = match result {
+                    RunResult::Done(r) => {
+                        r.result_json.as_ref().map_or(0, String::len)
+                            + r.error.as_ref().map_or(0, String::len)
+                            + r.logs.iter().map(|l| l.len() + 4).sum::<usize>()
+                    }
+                    RunResult::Fault { code, message } => code.len() + message.len(),
+                };
+                frame(RESULT, 128 + hint, |w| {
+                    w.u64(*run_id);
+                    match result {
+                        RunResult::Done(r) => {
+                            w.u8(0)
+                                .opt_str(r.result_json.as_deref())
+                                .opt_str(r.error.as_deref())
+                                .str_list(&r.logs)
+                                .f64(r.queued_ms)
+                                .f64(r.run_ms)
+                                .u32(r.tool_calls)
+                                .f64(r.heap_used_bytes)
+                                .u64(r.handle_id);
+                        }
+                        RunResult::Fault { code, message } => {
+                            w.u8(1).str(code).str(message);
+                        }
+                    }
+                    write_stats(w, stats);
+                })
+            }
+            EngineMessage::Pong { seq, stats } => frame(PONG, 72, |w| {
+                w.u64(*seq);
+                write_stats(w, stats);
+            }),
+            EngineMessage::HandleClosed { handle_id, reason } => {
+                frame(HANDLE_CLOSED, 12 + reason.len(), |w| {
+                    w.u64(*handle_id).str(reason);
+                })
+            }
+            EngineMessage::Bye => frame(BYE, 0, |_| {}),
+        }
+    }
+
+    /// Decodes one frame body (type byte and fields, without the length prefix).
+    pub fn decode(body: &[u8]) -> Decoded<EngineMessage> {
+        use engine_type::*;
+        let mut r = Reader::new(body);
+        let message = match r.u8()? {
+            READY => EngineMessage::Ready {
+                version: r.u16()?,
+                pid: r.u32()?,
+                workers: r.u32()?,
+                engine: r.str()?,
+            },
+            REFUSE => EngineMessage::Refuse { reason: r.str()? },
+            TOOL_CALL => EngineMessage::ToolCall {
+                run_id: r.u64()?,
+                call_id: r.u32()?,
+                provider: r.str()?,
+                tool: r.str()?,
+                args_json: r.str()?,
+            },
+            RESULT => {
+                let run_id = r.u64()?;
+                let result = match r.u8()? {
+                    0 => RunResult::Done(RunReport {
+                        result_json: r.opt_str()?,
+                        error: r.opt_str()?,
+                        logs: r.str_list()?,
+                        queued_ms: r.f64()?,
+                        run_ms: r.f64()?,
+                        tool_calls: r.u32()?,
+                        heap_used_bytes: r.f64()?,
+                        handle_id: r.u64()?,
+                    }),
+                    1 => RunResult::Fault {
+                        code: r.str()?,
+                        message: r.str()?,
+                    },
+                    other => return Err(DecodeError(format!("bad result status {other}"))),
+                };
+                EngineMessage::Result {
+                    run_id,
+                    result,
+                    stats: read_stats(&mut r)?,
+                }
+            }
+            PONG => EngineMessage::Pong {
+                seq: r.u64()?,
+                stats: read_stats(&mut r)?,
+            },
+            HANDLE_CLOSED => EngineMessage::HandleClosed {
+                handle_id: r.u64()?,
+                reason: r.str()?,
+            },
+            BYE => EngineMessage::Bye,
+            other => {
+                return Err(DecodeError(format!(
+                    "unknown engine message type 0x{other:02x}"
+                )))
+            }
+        };
+        r.finish()?;
+        Ok(message)
+    }
+}
+
+/// Reads one frame body. `Ok(None)` at a clean end of stream (between frames).
+pub fn read_frame(input: &mut impl Read, max_bytes: usize) -> io::Result<Option<Vec<u8>>> {
+    let mut prefix = [0u8; 4];
+    let mut got = 0;
+    while got < 4 {
+        match input.read(&mut prefix[got..]) {
+            Ok(0) if got == 0 => return Ok(None),
+            Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let len = u32::from_le_bytes(prefix) as usize;
+    if len == 0 || len > max_bytes.min(HARD_MAX_FRAME_BYTES) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("frame of {len} bytes (allowed: 1 to {max_bytes})"),
+        ));
+    }
+    let mut body = vec![0u8; len];
+    input.read_exact(&mut body)?;
+    Ok(Some(body))
+}
+
+/// Writes one already-encoded frame and flushes it.
+pub fn write_frame(output: &mut impl Write, frame: &[u8]) -> io::Result<()> {
+    output.write_all(frame)?;
+    output.flush()
+}
+
+/// The largest frame either side needs for `limits`-sized payloads: the biggest string a
+/// message may carry plus room for logs and fixed fields.
+pub fn max_frame_bytes(max_code: usize, max_reply: usize, max_result: usize, max_log: usize) -> usize {
+    let biggest = max_code.max(max_reply).max(max_result);
+    // A result frame carries the result and the logs (plus per-line headers) and the error text.
+    (biggest + max_log * 2 + (1 << 20)).min(HARD_MAX_FRAME_BYTES)
+}
+
+impl From<DecodeError> for io::Error {
+    fn from(e: DecodeError) -> io::Error {
+        io::Error::new(io::ErrorKind::InvalidData, e.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn roundtrip_host(m: HostMessage) {
+        let bytes = m.encode();
+        let len = u32::from_le_bytes(bytes[..4].try_into().unwrap()) as usize;
+        assert_eq!(len, bytes.len() - 4);
+        assert_eq!(HostMessage::decode(&bytes[4..]).unwrap(), m);
+    }
+
+    fn roundtrip_engine(m: EngineMessage) {
+        let bytes = m.encode();
+        let mut cursor = io::Cursor::new(bytes);
+        let body = read_frame(&mut cursor, 1 << 20).unwrap().unwrap();
+        assert_eq!(EngineMessage::decode(&body).unwrap(), m);
+        assert!(read_frame(&mut cursor, 1 << 20).unwrap().is_none());
+    }
+
+    #[test]
+    fn every_message_survives_a_roundtrip() {
+        roundtrip_host(HostMessage::Hello {
+            min_version: 1,
+            max_version: 3,
+            config_json: "{\"workers\":2}".into(),
+        });
+        roundtrip_host(HostMessage::Execute {
+            run_id: u64::MAX,
+            timeout_ms: 12.5,
+            memory_mb: 64,
+            flags: FLAG_RETAIN,
+            fault_injection: Some("panic".into()),
+            code: "async () => 'é'".into(),
+            run_config_json: "{}".into(),
+        });
+        roundtrip_host(HostMessage::Reply {
+            run_id: 1,
+            call_id: 2,
+            json: "{\"result\":1}".into(),
+        });
+        roundtrip_host(HostMessage::Cancel {
+            run_id: 3,
+            reason: "stop".into(),
+        });
+        roundtrip_host(HostMessage::Ping { seq: 9 });
+        roundtrip_host(HostMessage::Shutdown { mode: SHUTDOWN_NOW });
+        roundtrip_host(HostMessage::HandleExecute {
+            handle_id: 4,
+            run_id: 5,
+            timeout_ms: 0.0,
+            code: "x".into(),
+        });
+        roundtrip_host(HostMessage::HandleDispose { handle_id: 4 });
+        let stats = EngineStats {
+            workers: 2,
+            busy: 1,
+            queued: 0,
+            retained: 3,
+            completed: 10,
+            lost: 1,
+            abandoned: 0,
+            replaced: 1,
+            isolates_created: 12,
+        };
+        roundtrip_engine(EngineMessage::Ready {
+            version: 1,
+            pid: 42,
+            workers: 2,
+            engine: "test".into(),
+        });
+        roundtrip_engine(EngineMessage::Refuse { reason: "no".into() });
+        roundtrip_engine(EngineMessage::ToolCall {
+            run_id: 1,
+            call_id: 0,
+            provider: "p".into(),
+            tool: "t".into(),
+            args_json: "[1]".into(),
+        });
+        roundtrip_engine(EngineMessage::Result {
+            run_id: 7,
+            result: RunResult::Done(RunReport {
+                result_json: None,
+                error: Some("boom".into()),
+                logs: vec!["a".into(), String::new()],
+                queued_ms: 0.25,
+                run_ms: 1.5,
+                tool_calls: 3,
+                heap_used_bytes: 1e6,
+                handle_id: 0,
+            }),
+            stats: stats.clone(),
+        });
+        roundtrip_engine(EngineMessage::Result {
+            run_id: 8,
+            result: RunResult::Fault {
+                code: "ERR_QUEUE_FULL".into(),
+                message: "full".into(),
+            },
+            stats: stats.clone(),
+        });
+        roundtrip_engine(EngineMessage::Pong { seq: 2, stats });
+        roundtrip_engine(EngineMessage::HandleClosed {
+            handle_id: 4,
+            reason: "expired".into(),
+        });
+        roundtrip_engine(EngineMessage::Bye);
+    }
+
+    #[test]
+    fn malformed_frames_are_refused_not_trusted() {
+        // Unknown type.
+        assert!(HostMessage::decode(&[0x7f]).is_err());
+        // A string length that runs past the frame.
+        let mut bytes = HostMessage::Ping { seq: 1 }.encode();
+        bytes.truncate(bytes.len() - 1);
+        assert!(HostMessage::decode(&bytes[4..]).is_err());
+        // Trailing bytes.
+        let mut bytes = HostMessage::Ping { seq: 1 }.encode();
+        bytes.push(0);
+        assert!(HostMessage::decode(&bytes[4..]).is_err());
+        // A list count that cannot fit.
+        let mut w = Writer::default();
+        w.u32(u32::MAX);
+        assert!(Reader::new(&w.bytes).str_list().is_err());
+        // Invalid UTF-8.
+        let mut w = Writer::default();
+        w.u8(host_type::CANCEL).u64(1).u32(1).u8(0xff);
+        assert!(HostMessage::decode(&w.bytes).is_err());
+    }
+
+    #[test]
+    fn frame_lengths_are_bounded_before_allocation() {
+        let mut big = io::Cursor::new((u32::MAX).to_le_bytes().to_vec());
+        let err = read_frame(&mut big, 1024).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+        let mut empty = io::Cursor::new(0u32.to_le_bytes().to_vec());
+        assert!(read_frame(&mut empty, 1024).is_err());
+        let mut cut = io::Cursor::new(vec![5, 0]);
+        assert!(read_frame(&mut cut, 1024).is_err());
+    }
+}
