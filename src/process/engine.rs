@@ -51,7 +51,7 @@ pub fn stats_of(s: &PoolStats, retained: usize) -> EngineStats {
 /// written and the engine may stop.
 enum Outgoing {
     Frame(Vec<u8>),
-    ThenStop,
+    ThenStop(Stop),
 }
 
 /// The writer thread's queue.
@@ -62,8 +62,10 @@ impl Outbox {
     fn frame(&self, frame: Vec<u8>) -> bool {
         self.0.send(Outgoing::Frame(frame)).is_ok()
     }
-    fn then_stop(&self) {
-        let _ = self.0.send(Outgoing::ThenStop);
+    /// Stops the engine once everything queued before has been written. False when the writer
+    /// is gone (then nothing more can be written anyway).
+    fn then_stop(&self, stop: Stop) -> bool {
+        self.0.send(Outgoing::ThenStop(stop)).is_ok()
     }
 }
 
@@ -125,7 +127,13 @@ pub fn serve(
     let spawned = std::thread::Builder::new()
         .name("codemode-engine-reader".into())
         .spawn(move || {
-            let stop = read_loop(input, Outbox(out_tx), fault_injection_enabled);
+            let out = Outbox(out_tx);
+            let stop = read_loop(input, out.clone(), fault_injection_enabled);
+            // A refusal is a frame the host must see: stop after the writer has sent it (or
+            // after a bounded wait, should the host not be reading).
+            if matches!(stop, Stop::Refused) && out.then_stop(Stop::Refused) {
+                std::thread::sleep(Duration::from_secs(2));
+            }
             let _ = stop_tx.send(stop);
         });
     if spawned.is_err() {
@@ -150,9 +158,9 @@ fn start_writer(
             while let Ok(next) = item {
                 let frame = match next {
                     Outgoing::Frame(frame) => frame,
-                    Outgoing::ThenStop => {
+                    Outgoing::ThenStop(then) => {
                         let _ = output.flush();
-                        let _ = stop.send(Stop::Done);
+                        let _ = stop.send(then);
                         return;
                     }
                 };
@@ -318,7 +326,8 @@ impl Engine {
                 let out = self.out.clone();
                 self.pool.dispose(move || {
                     out.frame(EngineMessage::Bye.encode());
-                    out.then_stop();
+                    // If the writer is gone, the host is too: the reader stops the engine.
+                    let _ = out.then_stop(Stop::Done);
                 });
             }
             HostMessage::HandleExecute {

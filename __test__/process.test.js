@@ -1,0 +1,209 @@
+'use strict';
+// 'process' isolation: the engine process can die, hang or bloat, and the host survives it.
+// Every test here runs with isolation: 'process' explicitly, whatever the suite's default.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const { IsolateExecutor, runChild } = require('./helpers.js');
+const { NativeExecutor } = require('../index.js');
+
+const FAULTS = { CODEMODE_EXECUTOR_FAULT_INJECTION: '1' };
+
+// True while `pid` names a process that has not been reaped (a zombie still has /proc/<pid>).
+function alive(pid) {
+  return fs.existsSync(`/proc/${pid}`);
+}
+
+async function waitFor(predicate, timeoutMs = 10_000) {
+  const until = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+test("'process' is the default isolation and runs in another process", async () => {
+  const saved = process.env.CODEMODE_EXECUTOR_ISOLATION;
+  delete process.env.CODEMODE_EXECUTOR_ISOLATION;
+  const ex = new IsolateExecutor({ workers: 1 });
+  try {
+    assert.equal(ex.limits.isolation, 'process');
+    assert.equal((await ex.execute({ code: 'async () => 6 * 7' })).result, 42);
+    const stats = ex.stats();
+    assert.equal(stats.isolation, 'process');
+    assert.equal(stats.processes, 1);
+    assert.equal(stats.enginePids.length, 1);
+    assert.notEqual(stats.enginePids[0], process.pid);
+    assert.ok(alive(stats.enginePids[0]));
+  } finally {
+    await ex.dispose();
+    if (saved !== undefined) process.env.CODEMODE_EXECUTOR_ISOLATION = saved;
+  }
+});
+
+test('an engine that aborts costs only its runs: ERR_WORKER_LOST naming the signal, host alive, queued runs continue', async () => {
+  const child = await runChild(`
+    const ex = new lib.IsolateExecutor({ isolation: 'process', workers: 2 });
+    await ex.execute({ code: 'async () => 0' });
+    const first = ex.stats().enginePids;
+    // One worker holds a run waiting on a tool call, the other takes the run that kills the
+    // engine; three more wait in the host's queue (the engine has no free worker for them).
+    const holder = ex.execute({ code: 'async () => await tools.wait()', providers: [{ name: 'tools', tools: ['wait'] }], dispatch: () => new Promise(() => {}) });
+    while (ex.stats().busy < 1) await new Promise((r) => setTimeout(r, 10));
+    const killer = ex.execute({ code: 'async () => 1', __faultInjection: 'abort' });
+    const queued = [1, 2, 3].map((n) => ex.execute({ code: 'async () => ' + n }));
+    const outcome = (p) => p.then(() => null, (e) => ({ code: e.code, message: e.message }));
+    const h = await outcome(holder);
+    const k = await outcome(killer);
+    const q = await Promise.all(queued);
+    const after = await ex.execute({ code: 'async () => "after"' });
+    const stats = ex.stats();
+    report({ h, k, q: q.map((o) => o.result), after: after.result, stats, first });
+    await ex.dispose();
+  `, { env: FAULTS });
+  assert.equal(child.code, 0, child.stderr);
+  const r = child.report;
+  for (const lost of [r.h, r.k]) {
+    assert.equal(lost.code, 'ERR_WORKER_LOST');
+    assert.match(lost.message, /held 2 executions/);
+    assert.match(lost.message, /signal 6 \(SIGABRT\)/);
+  }
+  assert.deepEqual(r.q, [1, 2, 3]);
+  assert.equal(r.after, 'after');
+  assert.equal(r.stats.enginesLost, 1);
+  assert.equal(r.stats.lost, 2);
+  assert.equal(r.stats.processes, 1);
+  assert.notDeepEqual(r.stats.enginePids, r.first);
+});
+
+test('an engine killed from outside (SIGKILL, as the OOM killer does) fails its in-flight runs and is replaced', async () => {
+  const ex = new IsolateExecutor({ isolation: 'process', workers: 2 });
+  try {
+    await ex.execute({ code: 'async () => 0' });
+    const [pid] = ex.stats().enginePids;
+    const dispatch = () => new Promise(() => {}); // never answers
+    const providers = [{ name: 'tools', tools: ['wait'] }];
+    const inFlight = [1, 2].map(() => ex.execute({ code: 'async () => await tools.wait()', providers, dispatch }));
+    await waitFor(() => ex.stats().busy === 2);
+    process.kill(pid, 'SIGKILL');
+    for (const run of inFlight) {
+      await assert.rejects(run, (e) => {
+        assert.equal(e.code, 'ERR_WORKER_LOST');
+        assert.match(e.message, /2 executions/);
+        assert.match(e.message, /signal 9 \(SIGKILL\)/);
+        return true;
+      });
+    }
+    assert.equal((await ex.execute({ code: 'async () => "replaced"' })).result, 'replaced');
+    const stats = ex.stats();
+    assert.equal(stats.lost, 2);
+    assert.ok(!stats.enginePids.includes(pid));
+    await waitFor(() => !alive(pid)); // reaped, not a zombie
+  } finally {
+    await ex.dispose();
+  }
+});
+
+test('an engine that stops answering heartbeats is killed and replaced', async () => {
+  const child = await runChild(`
+    const ex = new lib.IsolateExecutor({ isolation: 'process', workers: 1, heartbeatIntervalMs: 20, heartbeatTimeoutMs: 300 });
+    const started = Date.now();
+    const lost = await ex.execute({ code: 'async () => 1', __faultInjection: 'hang' }).then(() => null, (e) => ({ code: e.code, message: e.message }));
+    const waited = Date.now() - started;
+    const next = await ex.execute({ code: 'async () => "next"' });
+    report({ lost, waited, next: next.result });
+    await ex.dispose();
+  `, { env: FAULTS });
+  assert.equal(child.code, 0, child.stderr);
+  assert.equal(child.report.lost.code, 'ERR_WORKER_LOST');
+  assert.match(child.report.lost.message, /stopped answering heartbeats/);
+  assert.ok(child.report.waited < 10_000, `took ${child.report.waited} ms`);
+  assert.equal(child.report.next, 'next');
+});
+
+test('an engine over its memory cap is killed and replaced (growth outside the V8 heap)', async () => {
+  const child = await runChild(`
+    const ex = new lib.IsolateExecutor({ isolation: 'process', workers: 1, processMemoryLimitMb: 256, heartbeatIntervalMs: 20 });
+    const dispatch = () => new Promise(() => {});
+    const lost = await ex.execute({ code: 'async () => await tools.wait()', providers: [{ name: 'tools', tools: ['wait'] }], dispatch, __faultInjection: 'leak' })
+      .then(() => null, (e) => ({ code: e.code, message: e.message }));
+    const next = await ex.execute({ code: 'async () => "next"' });
+    report({ lost, next: next.result });
+    await ex.dispose();
+  `, { env: FAULTS });
+  assert.equal(child.code, 0, child.stderr);
+  assert.equal(child.report.lost.code, 'ERR_WORKER_LOST');
+  assert.match(child.report.lost.message, /over its cap of 256 MB \(processMemoryLimitMb\)/);
+  assert.equal(child.report.next, 'next');
+});
+
+test('engines that cannot start put the executor in a bounded, reported crash loop', async () => {
+  const ex = new NativeExecutor({ isolation: 'process', engineCommand: ['/nonexistent/engine'], workers: 1 });
+  const request = { code: 'async () => 1', runConfigJson: '{"resultMode":"json","namespaces":[]}' };
+  const report = await ex.execute(request, () => {});
+  assert.equal(report.faultCode, 'ERR_WORKER_LOST');
+  assert.match(report.faultMessage, /failed to start 5 times in a row/);
+  assert.match(report.faultMessage, /cannot start \/nonexistent\/engine/);
+  const stats = ex.stats();
+  assert.match(stats.crashLoop, /failed to start/);
+  assert.equal(stats.enginesLost, 5);
+  assert.equal(stats.processes, 0);
+  await ex.dispose();
+});
+
+test('an engine that exits during the handshake counts as a start failure', async () => {
+  const ex = new NativeExecutor({ isolation: 'process', engineCommand: [process.execPath, '-e', 'process.exit(7)'], workers: 1 });
+  const report = await ex.execute({ code: 'async () => 1', runConfigJson: '{"resultMode":"json","namespaces":[]}' }, () => {});
+  assert.equal(report.faultCode, 'ERR_WORKER_LOST');
+  assert.match(report.faultMessage, /exited with code 7/);
+  await ex.dispose();
+});
+
+test('dispose lets in-flight runs finish, then every engine exits and is reaped', async () => {
+  const ex = new IsolateExecutor({ isolation: 'process', workers: 1, processes: 2 });
+  await waitFor(() => ex.stats().processes === 2);
+  const pids = ex.stats().enginePids;
+  let answer;
+  const dispatch = () => new Promise((r) => { answer = r; });
+  const running = ex.execute({ code: 'async () => await tools.wait()', providers: [{ name: 'tools', tools: ['wait'] }], dispatch });
+  await waitFor(() => answer !== undefined);
+  const disposing = ex.dispose();
+  await assert.rejects(ex.execute({ code: 'async () => 1' }), { code: 'ERR_DISPOSED' });
+  answer(JSON.stringify({ result: 'finished' }));
+  assert.equal((await running).result, 'finished');
+  await disposing;
+  for (const pid of pids) assert.ok(!alive(pid), `engine ${pid} still exists after dispose`);
+});
+
+test('several engine processes share the load', async () => {
+  const ex = new IsolateExecutor({ isolation: 'process', workers: 1, processes: 2 });
+  try {
+    const dispatch = (p, t, args) => new Promise((r) => setTimeout(() => r(JSON.stringify({ result: JSON.parse(args)[0] })), 50));
+    const providers = [{ name: 'tools', tools: ['echo'] }];
+    const runs = await Promise.all([1, 2, 3, 4].map((n) => ex.execute({ code: `async () => await tools.echo(${n})`, providers, dispatch })));
+    assert.deepEqual(runs.map((r) => r.result), [1, 2, 3, 4]);
+    assert.equal(ex.stats().processes, 2);
+    assert.equal(ex.stats().workers, 2);
+  } finally {
+    await ex.dispose();
+  }
+});
+
+test('the host process exiting without dispose takes its engines with it', async () => {
+  const child = await runChild(`
+    const ex = new lib.IsolateExecutor({ isolation: 'process', workers: 1 });
+    await ex.execute({ code: 'async () => 1' });
+    report({ pids: ex.stats().enginePids });
+    process.exit(0);
+  `);
+  assert.equal(child.code, 0, child.stderr);
+  // The engine sees its stdin close and exits; it was our grandchild, so init reaps it.
+  await waitFor(() => child.report.pids.every((pid) => !alive(pid)));
+});
+
+test('isolation option is validated', () => {
+  assert.throws(() => new IsolateExecutor({ isolation: 'fork' }), { code: 'ERR_INVALID_ARGUMENT', message: /isolation must be 'process' or 'thread'/ });
+  assert.throws(() => new IsolateExecutor({ processes: 0 }), { code: 'ERR_INVALID_ARGUMENT' });
+  assert.throws(() => new IsolateExecutor({ processMemoryLimitMb: 1 }), { code: 'ERR_INVALID_ARGUMENT' });
+  assert.throws(() => new IsolateExecutor({ heartbeatTimeoutMs: 'soon' }), { code: 'ERR_INVALID_ARGUMENT' });
+});
