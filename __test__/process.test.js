@@ -207,3 +207,31 @@ test('isolation option is validated', () => {
   assert.throws(() => new IsolateExecutor({ processMemoryLimitMb: 1 }), { code: 'ERR_INVALID_ARGUMENT' });
   assert.throws(() => new IsolateExecutor({ heartbeatTimeoutMs: 'soon' }), { code: 'ERR_INVALID_ARGUMENT' });
 });
+
+test('an engine that had to give up a thread is retired: drained, replaced, and its zombie thread ends with it', async () => {
+  const ex = new IsolateExecutor({ isolation: 'process', workers: 1 });
+  try {
+    await ex.execute({ code: 'async () => 0' });
+    const [pid] = ex.stats().enginePids;
+    // Optimized code that ignores termination (see adversarial.test.js): answered by abandoning
+    // the thread — or, if V8 happened to stop it, just timed out.
+    const out = await ex.execute({
+      code: 'async () => { const keep = []; for (let i = 0; ; i++) { keep[i & 1023] = new Array(300); } }',
+      timeout: 300,
+    });
+    assert.equal(out.error, 'Execution timed out');
+    const stats = ex.stats();
+    if (stats.abandoned === 0) {
+      // V8 stopped the loop this time: nothing was given up, so nothing may be retired.
+      assert.equal(stats.enginesRetired, 0);
+      return;
+    }
+    assert.equal(stats.enginesRetired, 1);
+    await waitFor(() => !alive(pid));
+    assert.equal((await ex.execute({ code: 'async () => "fresh engine"' })).result, 'fresh engine');
+    assert.ok(!ex.stats().enginePids.includes(pid));
+    assert.equal(ex.stats().enginesLost, 0);
+  } finally {
+    await ex.dispose();
+  }
+});

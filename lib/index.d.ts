@@ -1,6 +1,25 @@
 /** Options of an executor. Every bound is per run unless said otherwise. */
 export interface IsolateExecutorOptions {
-  /** Worker threads, each running one isolate at a time. Default: available parallelism. */
+  /**
+   * Where the isolates run. 'process' (default): in engine processes this executor supervises,
+   * so a V8 fatal error or an OOM kill costs only the runs that engine held (ERR_WORKER_LOST).
+   * 'thread': in this process, a little faster, but such an input ends the host process.
+   * The environment variable CODEMODE_EXECUTOR_ISOLATION sets the default.
+   */
+  isolation?: 'process' | 'thread'
+  /** 'process' isolation: engine processes (each with `workers` threads). Default 1. */
+  processes?: number
+  /** 'process' isolation: resident MB an engine may use before it is killed and replaced. Default: room for every worker's heap and buffers plus 1.5 GB. */
+  processMemoryLimitMb?: number
+  /** 'process' isolation: ms between pings to each engine. Default 1 000. */
+  heartbeatIntervalMs?: number
+  /** 'process' isolation: an engine silent this long (ms) is killed and replaced. Default 10 000. */
+  heartbeatTimeoutMs?: number
+  /** Retained isolates (retainHandles) alive at once; beyond it a run completes without a handle. Default 64. */
+  maxRetained?: number
+  /** A retained isolate idle this long (ms) is disposed. Default 60 000. */
+  retainedIdleMs?: number
+  /** Worker threads (per engine process), each running one isolate at a time. Default: available parallelism. */
   workers?: number
   /** Runs waiting for a worker; one more rejects at once with ERR_QUEUE_FULL. Default 10 000. */
   maxQueue?: number
@@ -54,6 +73,17 @@ export interface NativeExecuteRequest {
   memoryLimitMb?: number
   /** Overrides the executor's globalOutbound for this run; null refuses the network. */
   outbound?: OutboundHandler | null
+  /** Keep the isolate after the run and return a `handle` for further code in the same global scope. */
+  retainHandles?: boolean
+}
+
+/** A retained execution: further runs share its global scope, providers, dispatch and outbound. */
+export interface ExecutionHandle {
+  readonly id: number
+  /** Runs more code in the retained isolate. Rejects with ERR_HANDLE_CLOSED once the handle is closed. */
+  execute(code: string, options?: { timeout?: number }): Promise<NativeExecuteResult>
+  /** Drops the isolate; resolves true if it was still alive. */
+  dispose(): Promise<boolean>
 }
 
 export interface NativeExecuteResult {
@@ -65,6 +95,11 @@ export interface NativeExecuteResult {
   logs: string[]
   timing: { queuedMs: number; runMs: number; totalMs: number }
   stats: { toolCalls: number; heapUsedBytes: number }
+  /**
+   * With retainHandles: the retained isolate. Absent when the run was ended by a bound (timeout,
+   * memory) or maxRetained isolates are already retained.
+   */
+  handle?: ExecutionHandle
 }
 
 export interface ExecutorLimits {
@@ -81,6 +116,13 @@ export interface ExecutorLimits {
   maxCodeBytes: number
   /** Longest receiver a guarded Array.prototype method accepts (memory / 16 elements). */
   maxArrayLikeLength: number
+  maxRetained: number
+  retainedIdleMs: number
+  isolation: 'process' | 'thread'
+  processes: number
+  processMemoryLimitMb: number
+  heartbeatIntervalMs: number
+  heartbeatTimeoutMs: number
 }
 
 export interface ExecutorStats {
@@ -96,6 +138,18 @@ export interface ExecutorStats {
   replaced: number
   isolatesCreated: number
   liveRuns: number
+  /** Retained isolates alive now. */
+  retained: number
+  isolation: 'process' | 'thread'
+  /** 'process' isolation: engine processes ready now (0 in 'thread'). */
+  processes: number
+  /** 'process' isolation: engine processes started and lost since the executor was created. */
+  enginesStarted: number
+  enginesLost: number
+  /** 'process' isolation: set while engines keep failing to start. */
+  crashLoop?: string
+  /** 'process' isolation: the pids of the engine processes. */
+  enginePids?: number[]
 }
 
 // ---- Cloudflare's executor contract (spec §2.1), for code written against @cloudflare/codemode ----
@@ -154,10 +208,11 @@ export declare const ErrorCodes: {
   readonly DISPOSED: 'ERR_DISPOSED'
   readonly WORKER_LOST: 'ERR_WORKER_LOST'
   readonly INVALID_ARGUMENT: 'ERR_INVALID_ARGUMENT'
+  readonly HANDLE_CLOSED: 'ERR_HANDLE_CLOSED'
 }
 
 export declare class CodemodeExecutorError extends Error {
-  readonly code: 'ERR_QUEUE_FULL' | 'ERR_DISPOSED' | 'ERR_WORKER_LOST' | 'ERR_INVALID_ARGUMENT'
+  readonly code: 'ERR_QUEUE_FULL' | 'ERR_DISPOSED' | 'ERR_WORKER_LOST' | 'ERR_INVALID_ARGUMENT' | 'ERR_HANDLE_CLOSED'
 }
 
 /** Turns raw model output (fences, bare expressions, statement blocks) into an async arrow function source. */

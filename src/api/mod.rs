@@ -129,6 +129,8 @@ pub struct NativeStats {
     pub processes: u32,
     pub engines_started: f64,
     pub engines_lost: f64,
+    /// `'process'` isolation: engines retired (drained and replaced) after giving up a thread.
+    pub engines_retired: f64,
     /// `'process'` isolation: set while engines keep failing to start.
     pub crash_loop: Option<String>,
 }
@@ -620,6 +622,7 @@ impl NativeExecutor {
                     processes: 0,
                     engines_started: 0.0,
                     engines_lost: 0.0,
+                    engines_retired: 0.0,
                     crash_loop: None,
                 }
             }
@@ -640,6 +643,7 @@ impl NativeExecutor {
                     processes: s.processes as u32,
                     engines_started: s.engines_started as f64,
                     engines_lost: s.engines_lost as f64,
+                    engines_retired: s.engines_retired as f64,
                     crash_loop: s.crash_loop,
                 }
             }

@@ -94,6 +94,9 @@ struct Engine {
     /// Set once the reader saw the engine's output close (it is being reaped: never kill it).
     exiting: bool,
     said_bye: bool,
+    /// Asked to drain and exit because it gave up a thread it could not stop (an abandoned run
+    /// may still burn CPU in it); takes no new runs, and a replacement is started.
+    retiring: bool,
     capacity: usize,
     in_flight: usize,
     spawned_at: Instant,
@@ -133,6 +136,7 @@ struct Counters {
     lost: AtomicU64,
     engines_started: AtomicU64,
     engines_lost: AtomicU64,
+    engines_retired: AtomicU64,
 }
 
 struct Host {
@@ -155,6 +159,7 @@ pub struct ProcessStats {
     pub processes: usize,
     pub engines_started: u64,
     pub engines_lost: u64,
+    pub engines_retired: u64,
     pub retained: usize,
     pub crash_loop: Option<String>,
 }
@@ -288,9 +293,14 @@ impl ProcessPool {
             in_flight: state.runs.len(),
             completed: c.completed.load(Ordering::Relaxed),
             lost: c.lost.load(Ordering::Relaxed),
-            processes: state.engines.values().filter(|e| e.ready).count(),
+            processes: state
+                .engines
+                .values()
+                .filter(|e| e.ready && !e.retiring)
+                .count(),
             engines_started: c.engines_started.load(Ordering::Relaxed),
             engines_lost: c.engines_lost.load(Ordering::Relaxed),
+            engines_retired: c.engines_retired.load(Ordering::Relaxed),
             retained: state.handles.len(),
             crash_loop: state.crash_loop.clone(),
         }
@@ -443,7 +453,7 @@ fn pump(host: &Host, state: &mut State) -> Vec<(Arc<Mutex<ChildStdin>>, Vec<u8>)
         let free = state
             .engines
             .iter()
-            .filter(|(_, e)| e.ready && !e.exiting && e.in_flight < e.capacity)
+            .filter(|(_, e)| e.ready && !e.exiting && !e.retiring && e.in_flight < e.capacity)
             .min_by_key(|(_, e)| e.in_flight)
             .map(|(&id, _)| id);
         let Some(engine_id) = free else { break };
@@ -490,7 +500,8 @@ fn monitor(host: &Arc<Host>) {
         // Start engines up to the configured number, respecting the backoff.
         let wanted = limits.processes;
         let due = state.restart_at.is_none_or(|at| at <= now);
-        if !state.disposed && state.engines.len() + state.starting < wanted && due {
+        let serving = state.engines.values().filter(|e| !e.retiring).count();
+        if !state.disposed && serving + state.starting < wanted && due {
             if state.crash_loop.is_some() && state.queue.is_empty() && state.restart_at.is_none()
             {
                 // Crash loop: wait for a run to ask for another try.
@@ -690,6 +701,7 @@ fn spawn_engine(host: &Arc<Host>) -> Result<(u64, Engine), String> {
             ready: false,
             exiting: false,
             said_bye: false,
+            retiring: false,
             capacity: 0,
             in_flight: 0,
             spawned_at: now,
@@ -828,8 +840,8 @@ fn on_message(host: &Arc<Host>, id: u64, message: EngineMessage) {
             let mut state = host.lock();
             let run = state.runs.remove(&run_id);
             let mut handle = None;
+            let retire = update_stats(&mut state, id, stats);
             if let Some(engine) = state.engines.get_mut(&id) {
-                engine.stats = stats;
                 if run.as_ref().is_some_and(|r| r.takes_slot) {
                     engine.in_flight = engine.in_flight.saturating_sub(1);
                 }
@@ -845,6 +857,7 @@ fn on_message(host: &Arc<Host>, id: u64, message: EngineMessage) {
             let frames = pump(host, &mut state);
             drop(state);
             write_all(frames);
+            retire_if(host, retire);
             if let Some(run) = run {
                 let outcome = outcome_of(result, run.enqueued_at);
                 if outcome.is_ok() {
@@ -855,14 +868,16 @@ fn on_message(host: &Arc<Host>, id: u64, message: EngineMessage) {
         }
         EngineMessage::Pong { stats, .. } => {
             let mut state = host.lock();
+            let retire = update_stats(&mut state, id, stats);
             if let Some(engine) = state.engines.get_mut(&id) {
                 engine.last_pong = Instant::now();
-                engine.stats = stats;
                 if now_healthy(engine) {
                     state.start_failures = 0;
                     state.crash_loop = None;
                 }
             }
+            drop(state);
+            retire_if(host, retire);
         }
         EngineMessage::HandleClosed { handle_id, .. } => {
             let mut state = host.lock();
@@ -875,6 +890,29 @@ fn on_message(host: &Arc<Host>, id: u64, message: EngineMessage) {
                 engine.said_bye = true;
             }
         }
+    }
+}
+
+/// Records an engine's counters. When they show a newly abandoned thread, marks the engine
+/// retiring and returns its stdin, to be sent `Shutdown` (drain) outside the lock.
+fn update_stats(state: &mut State, id: u64, stats: EngineStats) -> Option<Arc<Mutex<ChildStdin>>> {
+    let engine = state.engines.get_mut(&id)?;
+    let abandoned_more = stats.abandoned > engine.stats.abandoned;
+    engine.stats = stats;
+    if abandoned_more && !engine.retiring && !engine.exiting {
+        engine.retiring = true;
+        return Some(engine.stdin.clone());
+    }
+    None
+}
+
+/// Asks a retiring engine to finish its runs and exit; the monitor starts its replacement.
+fn retire_if(host: &Host, stdin: Option<Arc<Mutex<ChildStdin>>>) {
+    if let Some(stdin) = stdin {
+        host.counters.engines_retired.fetch_add(1, Ordering::Relaxed);
+        let mode = SHUTDOWN_DRAIN;
+        send(&stdin, &HostMessage::Shutdown { mode }.encode());
+        host.wake.notify_all();
     }
 }
 
