@@ -134,6 +134,8 @@ export interface NativeStats {
   processes: number
   enginesStarted: number
   enginesLost: number
+  /** `'process'` isolation: engines retired (drained and replaced) after giving up a thread. */
+  enginesRetired: number
   /** `'process'` isolation: set while engines keep failing to start. */
   crashLoop?: string
 }
