@@ -56,7 +56,7 @@ async function startPeers(ids) {
 }
 
 function emptyResult() {
-  return { samples: [], runs: 0, cpuMs: 0, rssMaxBytes: 0, wallMs: 0, errors: [], childProcesses: 0 };
+  return { samples: [], runs: 0, cpuMs: 0, rssReadings: [], wallMs: 0, errors: [], childProcesses: 0 };
 }
 
 function record(into, out) {
@@ -64,7 +64,7 @@ function record(into, out) {
   into.runs += out.runs;
   into.cpuMs += out.cpuMs;
   into.wallMs += out.wallMs || 0;
-  into.rssMaxBytes = Math.max(into.rssMaxBytes, out.rssBytes);
+  into.rssReadings.push(out.rssBytes);
   into.childProcesses = Math.max(into.childProcesses, out.childProcesses);
   if (into.errors.length < 5) into.errors.push(...out.errors.slice(0, 5 - into.errors.length));
   into.errorCount = (into.errorCount || 0) + out.errors.length;

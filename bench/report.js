@@ -2,7 +2,7 @@
 // Turns a run's raw batches into a summary (summarizeResults) and the summary into
 // RESULTS.md (renderReport). The summary is also written as JSON, so the Markdown is only a view.
 
-const { summarize } = require('./stats.js');
+const { summarize, median } = require('./stats.js');
 
 const MB = 1024 * 1024;
 const LATENCY = ['W1', 'W2', 'W3', 'W5'];
@@ -18,7 +18,7 @@ function summarizeWorkload(key, raw) {
     median: s.median,
     p99: s.p99,
     cpuPerRunMs: raw.runs ? raw.cpuMs / raw.runs : NaN,
-    rssMaxMB: raw.rssMaxBytes / MB,
+    rssReadingsMB: raw.rssReadings.map((bytes) => bytes / MB),
     childProcesses: raw.childProcesses,
     errorCount: raw.errorCount || 0,
     errors: raw.errors,
@@ -51,6 +51,23 @@ function summarizeResults(run, results) {
       for (const ref of REFERENCES) ratios[peer.id][key][ref.id] = ratio(cost(peer.id, key), cost(ref.id, key));
     }
     ratios[peer.id].W3['plain-node'] = ratio(cost(peer.id, 'W3'), cost('plain-node', 'W3'));
+    // CPU time is the steadier measure when other work competes for the cores.
+    const cpu = (id) => (rows[id] && rows[id].W3 ? rows[id].W3.cpuPerRunMs : NaN);
+    ratios[peer.id].W3['plain-node-cpu'] = ratio(cpu(peer.id), cpu('plain-node'));
+  }
+  // RSS per peer: a batch-end reading includes whatever the process kept from earlier batches
+  // (the W4 bursts above all), so the report gives the steady level (median of the readings
+  // after the one-at-a-time workloads), the level after bursts, and the peak.
+  const memory = {};
+  for (const peer of run.peers) {
+    const readings = (keys) => keys.flatMap((k) => (rows[peer.id][k] ? rows[peer.id][k].rssReadingsMB : []));
+    const all = readings(run.order);
+    memory[peer.id] = {
+      steadyMB: median(readings(run.order.filter((k) => k !== 'W4'))),
+      afterBurstMB: median(readings(['W4'])),
+      peakMB: all.length ? Math.max(...all) : NaN,
+      childProcesses: Math.max(0, ...run.order.map((k) => (rows[peer.id][k] ? rows[peer.id][k].childProcesses : 0))),
+    };
   }
   const toolCall = {};
   for (const peer of run.peers) {
@@ -71,7 +88,7 @@ function summarizeResults(run, results) {
       error: (one && one.error) || (many && many.error),
     };
   }
-  return { ...run, rows, ratios, toolCall, idleSummary: idle };
+  return { ...run, rows, ratios, memory, toolCall, idleSummary: idle };
 }
 
 // ---- Markdown ----
@@ -125,22 +142,21 @@ function cpuTable(s) {
 
 function rssTable(s) {
   const rows = s.peers.map((p) => {
-    const cells = s.order.map((k) => (s.rows[p.id][k] ? fmt(s.rows[p.id][k].rssMaxMB) : '–'));
-    const kids = Math.max(0, ...s.order.map((k) => (s.rows[p.id][k] ? s.rows[p.id][k].childProcesses : 0)));
-    return [p.label, ...cells, String(kids)];
+    const m = s.memory[p.id];
+    return [p.label, fmt(m.steadyMB), fmt(m.afterBurstMB), fmt(m.peakMB), String(m.childProcesses)];
   });
-  return table(['peer', ...s.order.map((k) => `after ${k} (MB)`), 'child processes'], rows);
+  return table(['peer', 'steady (MB)', 'after a W4 burst (MB)', 'peak (MB)', 'child processes'], rows);
 }
 
 function ratioTable(s) {
   const refs = REFERENCES.filter((ref) => s.peers.some((p) => p.id === ref.id));
   const header = ['peer'];
   for (const k of s.order) for (const ref of refs) header.push(`${k} vs ${ref.label}`);
-  header.push('W3 vs plain node');
+  header.push('W3 vs plain node', 'W3 CPU vs plain node');
   const rows = s.peers.map((p) => {
     const cells = [p.label];
     for (const k of s.order) for (const ref of refs) cells.push(fmtRatio(s.ratios[p.id][k][ref.id]));
-    cells.push(fmtRatio(s.ratios[p.id].W3['plain-node']));
+    cells.push(fmtRatio(s.ratios[p.id].W3['plain-node']), fmtRatio(s.ratios[p.id].W3['plain-node-cpu']));
     return cells;
   });
   return table(header, rows);
@@ -204,8 +220,7 @@ treat differences under ~20 % as noise. Rerun with \`npm run bench\` (see [READM
 
 ${table(['peer', 'version', 'how it runs a program'], s.peers.map((x) => [x.label, x.version, x.notes]))}
 
-${s.probe.isolation ? '' : `Our build does not have the \`isolation\` option yet (${s.probe.reason}), so it ran in its one mode, labelled "default".\n`}
-## Method
+${s.probe.isolation ? '' : `Our build does not have the \`isolation\` option yet (${s.probe.reason}), so it ran in its one mode.\n\n`}## Method
 
 - Every peer runs each program in a **fresh** context: a new isolate (isolated-vm, ours), a new
   QuickJS runtime and context, a new \`vm.Context\`, a new dynamic Worker (workerd). Tools are
@@ -222,10 +237,13 @@ ${s.probe.isolation ? '' : `Our build does not have the \`isolation\` option yet
   child's descendant processes** read from \`/proc/<pid>/stat\` (workerd; the worker processes of
   our 'process' isolation), divided by the runs. /proc counts in 10 ms ticks; a descendant that
   exits inside a batch loses its time.
-- RSS: the child's RSS plus its descendants', read at the end of each batch; the table shows the
-  largest reading per workload.
+- RSS: the child's RSS plus its descendants', read at the end of each batch. A reading includes
+  what the process kept from earlier batches (the W4 bursts above all), so the table gives the
+  steady level (median of the readings after W1, W2, W3, W5), the median after W4 bursts, and
+  the peak.
 - Ratios divide medians (W4: time per run, i.e. inverse throughput) by the reference peer's from
-  the same run; above 1× is slower. W3 is also compared with the same loop in plain node.
+  the same run; above 1× is slower. W3 is also compared with the same loop in plain node, by
+  wall time and by CPU per run (the steadier of the two when other work takes the cores).
 - Tool-call round trip: (median W2 − median W1) / 10.
 - Idle memory per warm isolate (ours): RSS (child + descendants) of an executor with
   \`workers: 32\` minus one with \`workers: 1\`, each in a fresh process after every worker has run
@@ -248,7 +266,7 @@ ${burstTable(s)}
 
 ${cpuTable(s)}
 
-## RSS (MB, child + descendants, largest reading at a batch end)
+## RSS (MB, child + descendants, at batch ends)
 
 ${rssTable(s)}
 

@@ -58,7 +58,8 @@ function describeBuild() {
   let commit = 'unknown';
   let dirty = '';
   try {
-    commit = execFileSync('git', ['-C', ROOT, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    // The last commit that changed the executor itself, not whatever HEAD is (bench commits).
+    commit = execFileSync('git', ['-C', ROOT, 'log', '-1', '--format=%h', '--', 'src', 'lib', 'index.js', 'Cargo.toml'], { encoding: 'utf8' }).trim();
     const changes = execFileSync('git', ['--no-optional-locks', '-C', ROOT, 'status', '--porcelain', '--', 'src', 'lib'], { encoding: 'utf8' }).trim();
     if (changes) dirty = ' + uncommitted changes in src/ or lib/';
   } catch {}
