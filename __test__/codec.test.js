@@ -1,0 +1,29 @@
+'use strict';
+// The shared codec (lib/codec.js, also evaluated inside every isolate): the parse fast paths
+// skip the reviver / decoder only when the text cannot hold a tagged value.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const codec = require('../lib/codec.js');
+
+test('transportParse revives binary envelopes, also when the tag key is spelled with \\u escapes', () => {
+  const plain = codec.transportParse('{"a":[1,{"b":"x"}]}');
+  assert.deepEqual(plain, { a: [1, { b: 'x' }] });
+  const literal = codec.transportParse(`{"v":{"${codec.BINARY_TAG}":"Uint8Array","data":"AQI="}}`);
+  assert.ok(literal.v instanceof Uint8Array);
+  assert.deepEqual([...literal.v], [1, 2]);
+  const escaped = codec.transportParse('{"v":{"\\u005f_codemode_binary_v1__":"ArrayBuffer","data":"AQI="}}');
+  assert.ok(escaped.v instanceof ArrayBuffer);
+  assert.deepEqual([...new Uint8Array(escaped.v)], [1, 2]);
+});
+
+test('cloneParse decodes tagged values, also when the tag key is spelled with \\u escapes', () => {
+  const text = codec.cloneStringify({ d: new Date(5), n: -0, big: 10n });
+  const back = codec.cloneParse(text);
+  assert.ok(back.d instanceof Date);
+  assert.ok(Object.is(back.n, -0));
+  assert.equal(back.big, 10n);
+  const escaped = codec.cloneParse('{"x":{"\\u0024codemode":"undefined"}}');
+  assert.ok(Object.hasOwn(escaped, 'x'));
+  assert.equal(escaped.x, undefined);
+  assert.deepEqual(codec.cloneParse('{"plain":[1,"two",null]}'), { plain: [1, 'two', null] });
+});
