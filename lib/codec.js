@@ -117,8 +117,18 @@
   // ---- Transport codec (Cloudflare §4.1) ------------------------------------------------------
   const BINARY_TAG = '__codemode_binary_v1__';
 
+  const ObjectPrototype = Object.prototype;
+
+  // Plain data (arrays, and objects whose prototype is Object.prototype or null) is never
+  // binary: skip the brand check, which costs a thrown exception per non-buffer object.
+  function plainData(value) {
+    if (isArray(value)) return true;
+    const proto = getPrototypeOf(value);
+    return proto === ObjectPrototype || proto === null;
+  }
+
   function transportReplacer(key, value) {
-    if (value !== null && typeof value === 'object') {
+    if (value !== null && typeof value === 'object' && !plainData(value)) {
       if (branded(bufferByteLength, value)) {
         return { [BINARY_TAG]: 'ArrayBuffer', data: bytesToBase64(new Uint8ArrayCtor(value)) };
       }
@@ -187,50 +197,53 @@
       }
       if (value === null) return null;
       if (ReflectApply(mapHas, seen, [value])) return { [TAG]: 'ref', id: ReflectApply(mapGet, seen, [value]) };
-      if (branded(dateGetTime, value)) {
-        enter(value);
-        const time = ReflectApply(dateGetTime, value, []);
-        return { [TAG]: 'date', value: NumberCtor.isNaN(time) ? null : time };
-      }
-      if (branded(regexpSource, value)) {
-        enter(value);
-        return { [TAG]: 'regexp', source: ReflectApply(regexpSource, value, []), flags: ReflectApply(regexpFlags, value, []) };
-      }
-      if (branded(bufferByteLength, value)) {
-        enter(value);
-        return { [TAG]: 'arraybuffer', data: bytesToBase64(new Uint8ArrayCtor(value)) };
-      }
-      if (isView(value)) {
-        enter(value);
-        const kind = ReflectApply(typedArrayTag, value, []) || 'DataView';
-        return { [TAG]: 'view', kind, data: bytesToBase64(viewBytes(value)) };
-      }
-      if (branded(mapHas, value)) {
-        enter(value);
-        const entries = [];
-        ReflectApply(mapForEach, value, [(v, k) => { entries[entries.length] = [k, v]; }]);
-        const out = [];
-        for (let i = 0; i < entries.length; i++) out[i] = [encode(entries[i][0]), encode(entries[i][1])];
-        return { [TAG]: 'map', entries: out };
-      }
-      if (branded(setHas, value)) {
-        enter(value);
-        const items = [];
-        ReflectApply(setForEach, value, [(v) => { items[items.length] = v; }]);
-        const out = [];
-        for (let i = 0; i < items.length; i++) out[i] = encode(items[i]);
-        return { [TAG]: 'set', items: out };
-      }
-      if (value instanceof ErrorCtor) {
-        enter(value);
-        const out = { [TAG]: 'error', name: StringCtor(value.name), message: StringCtor(value.message) };
-        if (typeof value.stack === 'string') out.stack = value.stack;
-        if (hasOwn(value, 'cause')) out.cause = encode(value.cause);
-        return out;
-      }
-      if (value instanceof Promise || value instanceof WeakMap || value instanceof WeakSet ||
-        (typeof WeakRef === 'function' && value instanceof WeakRef)) {
-        throw cloneError(`#<${value.constructor.name}>`);
+      // Brand checks throw for every object they reject: plain data skips them.
+      if (!plainData(value)) {
+        if (branded(dateGetTime, value)) {
+          enter(value);
+          const time = ReflectApply(dateGetTime, value, []);
+          return { [TAG]: 'date', value: NumberCtor.isNaN(time) ? null : time };
+        }
+        if (branded(regexpSource, value)) {
+          enter(value);
+          return { [TAG]: 'regexp', source: ReflectApply(regexpSource, value, []), flags: ReflectApply(regexpFlags, value, []) };
+        }
+        if (branded(bufferByteLength, value)) {
+          enter(value);
+          return { [TAG]: 'arraybuffer', data: bytesToBase64(new Uint8ArrayCtor(value)) };
+        }
+        if (isView(value)) {
+          enter(value);
+          const kind = ReflectApply(typedArrayTag, value, []) || 'DataView';
+          return { [TAG]: 'view', kind, data: bytesToBase64(viewBytes(value)) };
+        }
+        if (branded(mapHas, value)) {
+          enter(value);
+          const entries = [];
+          ReflectApply(mapForEach, value, [(v, k) => { entries[entries.length] = [k, v]; }]);
+          const out = [];
+          for (let i = 0; i < entries.length; i++) out[i] = [encode(entries[i][0]), encode(entries[i][1])];
+          return { [TAG]: 'map', entries: out };
+        }
+        if (branded(setHas, value)) {
+          enter(value);
+          const items = [];
+          ReflectApply(setForEach, value, [(v) => { items[items.length] = v; }]);
+          const out = [];
+          for (let i = 0; i < items.length; i++) out[i] = encode(items[i]);
+          return { [TAG]: 'set', items: out };
+        }
+        if (value instanceof ErrorCtor) {
+          enter(value);
+          const out = { [TAG]: 'error', name: StringCtor(value.name), message: StringCtor(value.message) };
+          if (typeof value.stack === 'string') out.stack = value.stack;
+          if (hasOwn(value, 'cause')) out.cause = encode(value.cause);
+          return out;
+        }
+        if (value instanceof Promise || value instanceof WeakMap || value instanceof WeakSet ||
+          (typeof WeakRef === 'function' && value instanceof WeakRef)) {
+          throw cloneError(`#<${value.constructor.name}>`);
+        }
       }
       enter(value);
       if (isArray(value)) {
