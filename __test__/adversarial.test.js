@@ -490,6 +490,33 @@ test('memory (child): resizable ArrayBuffer and growable SharedArrayBuffer are b
   }
 });
 
+// FINDING (fixed): the wrapper read `maxByteLength` twice (and V8 a third time), and only for
+// `typeof options === 'object'`. A getter answering 16 to the checks and 2 ** 33 to V8, or a
+// function as the options object, resolved with a 4 GiB buffer filled (4.2 GB host RSS at
+// memoryLimitMb 64), for ArrayBuffer and SharedArrayBuffer alike.
+test('memory (child): maxByteLength is read once, also from function options, and V8 gets the checked value', async () => {
+  const getter = 'let n = 0; const opts = { get maxByteLength() { return ++n <= 2 ? 16 : 2 ** 33; } };';
+  const programs = {
+    'getter answering twice': `async () => { ${getter} const b = new ArrayBuffer(0, opts); let grew = true; try { b.resize(2 ** 32); } catch { grew = false; } return [n, b.maxByteLength, grew]; }`,
+    'valueOf answering twice': 'async () => { let n = 0; const big = { valueOf() { return ++n <= 1 ? 16 : 2 ** 33; } }; const b = new ArrayBuffer(0, { maxByteLength: big }); let grew = true; try { b.resize(2 ** 32); } catch { grew = false; } return [n, b.maxByteLength, grew]; }',
+    'function as options': 'async () => { const opts = function () {}; opts.maxByteLength = 2 ** 33; const b = new ArrayBuffer(0, opts); b.resize(2 ** 32); return b.byteLength; }',
+    'growable SharedArrayBuffer, function options': 'async () => { const opts = function () {}; opts.maxByteLength = 2 ** 33; const b = new SharedArrayBuffer(0, opts); b.grow(2 ** 32); return b.byteLength; }',
+    'Reflect.construct replaced': 'async () => { Reflect.construct = (O, args, nt) => new O(args[0], { maxByteLength: 2 ** 33 }); const b = new ArrayBuffer(0, { maxByteLength: 16 }); return b.maxByteLength; }',
+  };
+  const child = await runChild({
+    executor: { workers: 1, timeout: 20_000, memoryLimitMb: 64 },
+    steps: Object.entries(programs).map(([name, code]) => ({ name, code })),
+    exit: 'exit',
+  });
+  assertChildSurvived(child);
+  const out = (name) => assertStep(child, name, { boundMs: 30_000 }).out;
+  assert.deepEqual(out('getter answering twice').result, { value: [1, 16, false] });
+  assert.deepEqual(out('valueOf answering twice').result, { value: [1, 16, false] });
+  assert.match(out('function as options').error, /maxByteLength 8589934592 exceeds the sandbox's memory budget/);
+  assert.match(out('growable SharedArrayBuffer, function options').error, /maxByteLength 8589934592 exceeds the sandbox's memory budget/);
+  assert.deepEqual(out('Reflect.construct replaced').result, { value: 16 });
+});
+
 test('memory (child): string doubling and huge string building stop with an error', async () => {
   const programs = {
     doubling: "async () => { let s = 'x'; for (;;) s = s + s; }",

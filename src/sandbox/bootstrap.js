@@ -29,6 +29,7 @@
   const setHas = Set.prototype.has;
   const ArrayCtor = Array;
   const ReflectApply = Reflect.apply;
+  const ReflectConstruct = Reflect.construct;
   const jsonStringify = JSON.stringify;
   const jsonParse = JSON.parse;
   const MathMin = Math.min;
@@ -54,14 +55,20 @@
         if (new.target === undefined) {
           throw new TypeErrorCtor(`Constructor ${name} requires 'new'`);
         }
-        if (options !== null && typeof options === 'object' && options.maxByteLength !== undefined) {
-          const max = NumberCtor(options.maxByteLength);
-          if (max > natives.arrayBufferBudget - reservedBytes) {
-            throw new RangeErrorCtor(`${name} maxByteLength ${max} exceeds the sandbox's memory budget of ${natives.arrayBufferBudget} bytes`);
-          }
-          reservedBytes += max > 0 ? max : 0;
+        // `maxByteLength` is read and converted exactly once, and V8 is handed that number in
+        // a fresh options object: a getter or valueOf that answers differently on a second
+        // read must not reach V8 with a bigger value than the one checked here. Options may
+        // be any object, functions included, as in the spec.
+        const isObject = options !== null && (typeof options === 'object' || typeof options === 'function');
+        const raw = isObject ? options.maxByteLength : undefined;
+        if (raw === undefined) return ReflectConstruct(Original, [length], new.target);
+        const max = NumberCtor(raw); // NaN becomes 0 in V8's ToIndex, as it does here
+        if (max > natives.arrayBufferBudget - reservedBytes) {
+          throw new RangeErrorCtor(`${name} maxByteLength ${max} exceeds the sandbox's memory budget of ${natives.arrayBufferBudget} bytes`);
         }
-        return Reflect.construct(Original, arguments, new.target);
+        const buffer = ReflectConstruct(Original, [length, { maxByteLength: max }], new.target);
+        reservedBytes += max > 0 ? max : 0;
+        return buffer;
       },
     }[name];
     defineProperty(Wrapped, 'prototype', { value: Original.prototype, writable: false, enumerable: false, configurable: false });
