@@ -235,3 +235,41 @@ test('an engine that had to give up a thread is retired: drained, replaced, and 
     await ex.dispose();
   }
 });
+
+// Programs that make V8 abort its whole process (found by a hunt over ~320 candidates; each one
+// allocates a single array or table past V8's maximum, which V8 treats as fatal instead of
+// throwing, before any heap bound gets a turn).
+const FATAL_INPUTS = {
+  'flat of a 2^28-element result': 'async () => Array(2 ** 14).fill(Array(2 ** 14).fill(0)).flat().length',
+  'global match past the array maximum': "async () => 'x'.repeat(2 ** 27 + 8).match(/x/g).length",
+  'split past the array maximum': "async () => 'x'.repeat(2 ** 27 + 8).split('').length",
+};
+
+test("fatal V8 inputs end the run with ERR_WORKER_LOST in 'process' isolation; the host and the next run are fine", async () => {
+  const ex = new IsolateExecutor({ isolation: 'process', workers: 1, memoryLimitMb: 64 });
+  try {
+    for (const [name, code] of Object.entries(FATAL_INPUTS)) {
+      await assert.rejects(ex.execute({ code }), (e) => {
+        assert.equal(e.code, 'ERR_WORKER_LOST', name);
+        assert.match(e.message, /this execution's engine process died: the engine process killed by signal 5 \(SIGTRAP\): Fatal JavaScript/, name);
+        return true;
+      });
+      assert.equal((await ex.execute({ code: 'async () => "still serving"' })).result, 'still serving', name);
+    }
+    assert.equal(ex.stats().enginesLost, Object.keys(FATAL_INPUTS).length);
+  } finally {
+    await ex.dispose();
+  }
+});
+
+test("the same input kills the host process in 'thread' isolation (the reason 'process' is the default)", async () => {
+  const child = await runChild(`
+    const ex = new lib.IsolateExecutor({ isolation: 'thread', workers: 1, memoryLimitMb: 64 });
+    report({ started: true });
+    await ex.execute({ code: ${JSON.stringify(FATAL_INPUTS['flat of a 2^28-element result'])} });
+    report({ survived: true });
+  `);
+  assert.equal(child.signal, 'SIGTRAP', `exit ${child.code} ${child.signal}: ${child.stderr}`);
+  assert.deepEqual(child.report, { started: true });
+  assert.match(child.stderr, /Fatal JavaScript out of memory: invalid array length/);
+});
