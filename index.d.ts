@@ -59,6 +59,7 @@ export interface NativeLimits {
   processMemoryLimitMb: number
   heartbeatIntervalMs: number
   heartbeatTimeoutMs: number
+  workerNice: number
 }
 
 /** Options of the native executor (the JS wrapper validates them first, with the same rules). */
@@ -84,6 +85,7 @@ export interface NativeOptions {
   processMemoryLimitMb?: number
   heartbeatIntervalMs?: number
   heartbeatTimeoutMs?: number
+  workerNice?: number
 }
 
 /** What a run resolves with on the native side. */

@@ -92,3 +92,23 @@ test('the fault-injection hook does nothing unless its variable is set', async (
     await ex.dispose();
   }
 });
+
+test('worker threads run at the workerNice priority (default 10), below the host', async () => {
+  const fs = require('node:fs');
+  const niceOfWorkers = () => fs.readdirSync('/proc/self/task')
+    .filter((tid) => fs.readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').startsWith('codemode-worker'))
+    .map((tid) => Number(fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16]));
+  for (const [options, expected] of [[{}, 10], [{ workerNice: 0 }, 0], [{ workerNice: 19 }, 19]]) {
+    const ex = new IsolateExecutor({ isolation: 'thread', workers: 2, ...options });
+    try {
+      assert.equal((await ex.execute({ code: 'async () => 1' })).result, 1);
+      assert.equal(ex.limits.workerNice, expected);
+      const nices = niceOfWorkers();
+      assert.equal(nices.length, 2);
+      assert.deepEqual(nices, [expected, expected]);
+    } finally {
+      await ex.dispose();
+    }
+  }
+  assert.throws(() => new IsolateExecutor({ workerNice: 20 }), { code: 'ERR_INVALID_ARGUMENT' });
+});

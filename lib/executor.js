@@ -75,6 +75,7 @@ function isolationOptions(options) {
     heartbeatTimeoutMs: checkNumber('heartbeatTimeoutMs', options.heartbeatTimeoutMs, 50, 600_000),
     maxRetained: checkInteger('maxRetained', options.maxRetained, 0, 100_000),
     retainedIdleMs: checkNumber('retainedIdleMs', options.retainedIdleMs, 1, 86_400_000),
+    workerNice: checkInteger('workerNice', options.workerNice, 0, 19),
   };
 }
 

@@ -19,6 +19,8 @@ export interface IsolateExecutorOptions {
   maxRetained?: number
   /** A retained isolate idle this long (ms) is disposed. Default 60 000. */
   retainedIdleMs?: number
+  /** Nice value (0–19) of the worker threads: programs yield the CPU to the host. Default 10. */
+  workerNice?: number
   /** Worker threads (per engine process), each running one isolate at a time. Default: available parallelism. */
   workers?: number
   /** Runs waiting for a worker; one more rejects at once with ERR_QUEUE_FULL. Default 10 000. */
@@ -123,6 +125,7 @@ export interface ExecutorLimits {
   processMemoryLimitMb: number
   heartbeatIntervalMs: number
   heartbeatTimeoutMs: number
+  workerNice: number
 }
 
 export interface ExecutorStats {

@@ -79,6 +79,10 @@ pub struct Limits {
     /// doubling per consecutive loss, up to `restart_backoff_max`.
     pub restart_backoff_min: Duration,
     pub restart_backoff_max: Duration,
+    /// Nice value of the worker threads (0 = the process's own priority, up to 19). Programs
+    /// and isolate pre-creation run below the host and the protocol threads, so a busy sandbox
+    /// never starves the host's event loop, and tool-call round trips stay short.
+    pub worker_nice: i32,
 }
 
 pub const MIB: usize = 1024 * 1024;
@@ -118,6 +122,7 @@ impl Default for Limits {
             max_start_failures: 5,
             restart_backoff_min: Duration::from_millis(20),
             restart_backoff_max: Duration::from_millis(5_000),
+            worker_nice: 10,
         }
     }
 }
@@ -197,6 +202,7 @@ impl Limits {
             }
             "heartbeatIntervalMs" => self.heartbeat_interval = ms(10.0, 60_000.0)?,
             "heartbeatTimeoutMs" => self.heartbeat_timeout = ms(50.0, 600_000.0)?,
+            "workerNice" => self.worker_nice = int(0, 19)? as i32,
             _ => return Err(format!("unknown option {name}")),
         }
         Ok(())
@@ -206,7 +212,7 @@ impl Limits {
     /// configured with; `set` reads each entry back).
     pub fn to_options_json(&self) -> String {
         let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-        let pairs: [(&str, f64); 17] = [
+        let pairs: [(&str, f64); 18] = [
             ("workers", self.workers as f64),
             ("maxQueue", self.max_queue as f64),
             ("timeout", ms(self.timeout)),
@@ -224,6 +230,7 @@ impl Limits {
             ("processMemoryLimitMb", (self.process_memory_cap() / MIB) as f64),
             ("heartbeatIntervalMs", ms(self.heartbeat_interval)),
             ("heartbeatTimeoutMs", ms(self.heartbeat_timeout)),
+            ("workerNice", self.worker_nice as f64),
         ];
         let mut map = serde_json::Map::new();
         for (name, value) in pairs {

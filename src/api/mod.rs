@@ -46,6 +46,7 @@ pub struct NativeOptions {
     pub process_memory_limit_mb: Option<u32>,
     pub heartbeat_interval_ms: Option<f64>,
     pub heartbeat_timeout_ms: Option<f64>,
+    pub worker_nice: Option<u32>,
 }
 
 /// One run, as the JS wrapper hands it over.
@@ -110,6 +111,7 @@ pub struct NativeLimits {
     pub process_memory_limit_mb: f64,
     pub heartbeat_interval_ms: f64,
     pub heartbeat_timeout_ms: f64,
+    pub worker_nice: u32,
 }
 
 #[napi(object)]
@@ -165,7 +167,7 @@ fn timeout(value: Option<f64>) -> Result<Option<Duration>> {
 fn limits_from(options: &NativeOptions) -> Result<Limits> {
     let mut limits = Limits::default();
     let int = |v: Option<u32>| v.map(f64::from);
-    let fields: [(&str, Option<f64>); 17] = [
+    let fields: [(&str, Option<f64>); 18] = [
         ("workers", int(options.workers)),
         ("maxQueue", int(options.max_queue)),
         ("timeout", options.timeout),
@@ -183,6 +185,7 @@ fn limits_from(options: &NativeOptions) -> Result<Limits> {
         ("processMemoryLimitMb", int(options.process_memory_limit_mb)),
         ("heartbeatIntervalMs", options.heartbeat_interval_ms),
         ("heartbeatTimeoutMs", options.heartbeat_timeout_ms),
+        ("workerNice", int(options.worker_nice)),
     ];
     for (name, value) in fields {
         if let Some(value) = value {
@@ -592,6 +595,7 @@ impl NativeExecutor {
             process_memory_limit_mb: (l.process_memory_cap() / MIB) as f64,
             heartbeat_interval_ms: ms(l.heartbeat_interval),
             heartbeat_timeout_ms: ms(l.heartbeat_timeout),
+            worker_nice: l.worker_nice as u32,
         }
     }
 

@@ -1,8 +1,10 @@
 //! The engine side of the executor protocol: runs inside the child process, reads host frames
 //! from its input, runs them on an ordinary in-process pool, and writes engine frames to its
-//! output. Every write goes through one writer thread, so neither the frame reader nor a worker
-//! ever blocks on the host draining its pipe (that would let a full pipe in each direction
-//! deadlock the two processes).
+//! output. The frame reader never blocks on the host draining its pipe: what it sends (pongs,
+//! handshake answers, refusals) goes through a writer thread. Workers write their tool calls and
+//! results themselves, under the output lock: they may wait for the host to read, but since the
+//! reader always drains the input, a full pipe in each direction cannot deadlock the two
+//! processes.
 
 use crate::bridge::{ReplyRouter, ToolCall, ToolSink};
 use crate::error::Fault;
@@ -13,8 +15,9 @@ use crate::protocol::{
     RunResult, MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SHUTDOWN_NOW,
 };
 use crossbeam_channel::{Receiver, Sender};
+use std::cell::Cell;
 use std::io::{Read, Write};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Exit codes of an engine process.
@@ -54,18 +57,40 @@ enum Outgoing {
     ThenStop(Stop),
 }
 
-/// The writer thread's queue.
+/// The engine's stdout, shared by the writer thread and the threads that write directly.
+type Output = Arc<Mutex<Box<dyn Write + Send>>>;
+
+thread_local! {
+    /// Set on the frame-reading thread, which must never block on the host draining its pipe.
+    static IS_READER: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Where frames go. Tool calls and results are on the latency path of a run, so the thread that
+/// makes them (a worker) writes them itself: one thread wake-up less per message than a hand-off
+/// to the writer thread. The reader thread only ever queues (see the module comment).
 #[derive(Clone)]
-struct Outbox(Sender<Outgoing>);
+struct Outbox {
+    queue: Sender<Outgoing>,
+    output: Output,
+}
 
 impl Outbox {
+    /// Queues a frame for the writer thread.
     fn frame(&self, frame: Vec<u8>) -> bool {
-        self.0.send(Outgoing::Frame(frame)).is_ok()
+        self.queue.send(Outgoing::Frame(frame)).is_ok()
+    }
+    /// Writes a frame now from this thread (queues it when called on the reader thread).
+    fn frame_now(&self, frame: Vec<u8>) -> bool {
+        if IS_READER.with(Cell::get) {
+            return self.frame(frame);
+        }
+        let mut output = self.output.lock().unwrap_or_else(|p| p.into_inner());
+        output.write_all(&frame).is_ok() && output.flush().is_ok()
     }
     /// Stops the engine once everything queued before has been written. False when the writer
     /// is gone (then nothing more can be written anyway).
     fn then_stop(&self, stop: Stop) -> bool {
-        self.0.send(Outgoing::ThenStop(stop)).is_ok()
+        self.queue.send(Outgoing::ThenStop(stop)).is_ok()
     }
 }
 
@@ -84,7 +109,7 @@ impl ToolSink for FrameSink {
             args_json: call.args_json,
         }
         .encode();
-        self.out.frame(frame)
+        self.out.frame_now(frame)
     }
 }
 
@@ -123,11 +148,16 @@ pub fn serve(
 ) -> i32 {
     let (out_tx, out_rx) = crossbeam_channel::unbounded::<Outgoing>();
     let (stop_tx, stop_rx) = crossbeam_channel::bounded::<Stop>(4);
-    start_writer(output, out_rx, stop_tx.clone());
+    let output: Output = Arc::new(Mutex::new(Box::new(output)));
+    start_writer(output.clone(), out_rx, stop_tx.clone());
     let spawned = std::thread::Builder::new()
         .name("codemode-engine-reader".into())
         .spawn(move || {
-            let out = Outbox(out_tx);
+            IS_READER.with(|r| r.set(true));
+            let out = Outbox {
+                queue: out_tx,
+                output,
+            };
             let stop = read_loop(input, out.clone(), fault_injection_enabled);
             // A refusal is a frame the host must see: stop after the writer has sent it (or
             // after a bounded wait, should the host not be reading).
@@ -146,37 +176,24 @@ pub fn serve(
     }
 }
 
-fn start_writer(
-    mut output: impl Write + Send + 'static,
-    queue: Receiver<Outgoing>,
-    stop: Sender<Stop>,
-) {
+fn start_writer(output: Output, queue: Receiver<Outgoing>, stop: Sender<Stop>) {
     let _ = std::thread::Builder::new()
         .name("codemode-engine-writer".into())
         .spawn(move || {
-            let mut item = queue.recv();
-            while let Ok(next) = item {
-                let frame = match next {
-                    Outgoing::Frame(frame) => frame,
+            while let Ok(item) = queue.recv() {
+                let mut output = output.lock().unwrap_or_else(|p| p.into_inner());
+                match item {
+                    Outgoing::Frame(frame) => {
+                        if output.write_all(&frame).is_err() || output.flush().is_err() {
+                            return; // the host is gone; the reader sees the input close
+                        }
+                    }
                     Outgoing::ThenStop(then) => {
                         let _ = output.flush();
                         let _ = stop.send(then);
                         return;
                     }
-                };
-                if output.write_all(&frame).is_err() {
-                    return; // the host is gone; the reader sees the input close
                 }
-                // Flush once per burst of frames, not per frame.
-                item = match queue.try_recv() {
-                    Ok(next) => Ok(next),
-                    Err(_) => {
-                        if output.flush().is_err() {
-                            return;
-                        }
-                        queue.recv()
-                    }
-                };
             }
         });
 }
@@ -364,7 +381,7 @@ impl Engine {
         Completion::new(move |outcome| {
             router.close(run_id);
             let stats = stats_of(&pool.stats(), pool.retained());
-            out.frame(result_frame(run_id, outcome, stats));
+            out.frame_now(result_frame(run_id, outcome, stats));
         })
     }
 

@@ -277,15 +277,16 @@ impl ProcessPool {
     pub fn stats(&self) -> ProcessStats {
         let state = self.host.lock();
         let mut engine = state.gone.clone();
-        let mut workers = 0u32;
         for e in state.engines.values() {
             add_stats(&mut engine, &e.stats);
-            workers += e.stats.workers;
             engine.busy += e.stats.busy;
             engine.queued += e.stats.queued;
             engine.retained += e.stats.retained;
         }
-        engine.workers = workers;
+        // The workers the pool provides: those of every engine that serves or is starting (a
+        // retiring engine's only finish what they hold).
+        let serving = state.engines.values().filter(|e| !e.retiring).count() + state.starting;
+        engine.workers = (serving * self.host.limits.workers) as u32;
         let c = &self.host.counters;
         ProcessStats {
             engine,
