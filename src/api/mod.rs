@@ -686,15 +686,16 @@ impl NativeExecutor {
 }
 
 /// The entry point of an engine process (`lib/engine.js`): serves the executor protocol on
-/// stdin/stdout until the host closes it or asks for a shutdown. Blocks the calling (main)
-/// thread; returns the exit code.
+/// stdin/stdout until the host closes it or asks for a shutdown, then ends the process.
+/// Blocks the calling (main) thread and never returns.
 #[napi]
 pub fn serve_engine() -> i32 {
     crate::process::stdio::make_blocking();
     let fault_injection = std::env::var_os(FAULT_INJECTION_ENV).is_some_and(|v| v == "1");
-    crate::process::engine::serve(
+    let code = crate::process::engine::serve(
         std::io::stdin(),
         crate::process::stdio::raw_stdout(),
         fault_injection,
-    )
+    );
+    crate::process::stdio::exit_now(code)
 }

@@ -443,6 +443,10 @@ fn supervised_run(
             }
             shared.counters.busy.fetch_sub(1, Ordering::Relaxed);
             shared.counters.abandoned.fetch_add(1, Ordering::Relaxed);
+            // Forget this thread before answering: whoever learns of the answer may dispose of
+            // the pool at once, and disposal must not find (and wait for) a thread that never
+            // ends.
+            on_abandon();
             let output = RunOutput {
                 error: Some(message),
                 ..RunOutput::default()
@@ -454,7 +458,6 @@ fn supervised_run(
                 total: enqueued_at.elapsed(),
                 handle_id: 0,
             }));
-            on_abandon();
         })
     };
     let terminator = sandbox.terminator();
