@@ -31,6 +31,65 @@ export declare class NativeExecutor {
   get disposed(): boolean
 }
 
+export declare class NativeStore {
+  constructor(path: string)
+  begin(runtime: string, id: string, code: string, connectorsJson: string, maxExecutions: number): void
+  resume(runtime: string, id: string): boolean
+  decide(runtime: string, id: string, call: NativeCall): NativeDecision
+  /** `error` set: the result cannot be recorded, and the run fails with that message. */
+  recordResult(runtime: string, id: string, seq: number, result?: string | undefined | null, error?: string | undefined | null): void
+  complete(runtime: string, id: string, result?: string | undefined | null, logsJson?: string | undefined | null): void
+  fail(runtime: string, id: string, error: string, logsJson?: string | undefined | null): void
+  listPending(runtime: string, id?: string | undefined | null): Array<NativePending>
+  reject(runtime: string, id: string, seq: number): boolean
+  expirePaused(runtime: string, maxAgeMs: number): Array<string>
+  actionsToRevert(runtime: string, id: string): Array<NativeLogEntry>
+  markReverted(runtime: string, id: string, seq: number): void
+  markRolledBack(runtime: string, id: string): void
+  getExecution(runtime: string, id: string): NativeExecution | null
+  listExecutions(runtime: string, limit?: number | undefined | null): Array<NativeExecution>
+  /** The deleted execution's status, if it existed. */
+  deleteExecution(runtime: string, id: string): string | null
+  pruneExecutions(runtime: string, keep: number): number
+  saveSnippet(runtime: string, snippet: NativeSnippet): void
+  snippets(runtime: string): Array<NativeSnippet>
+  deleteSnippet(runtime: string, name: string): boolean
+}
+
+/** One call to decide on (see `store::Call`). */
+export interface NativeCall {
+  seq: number
+  connector: string
+  method: string
+  args?: string
+  /** Set when the arguments cannot be recorded: the run fails with this message. */
+  argsError?: string
+  argsStable?: string
+  recordedStable?: string
+  requiresApproval: boolean
+  ephemeral: boolean
+}
+
+export interface NativeDecision {
+  /** `"replay"`, `"execute"` or `"pause"`. */
+  kind: string
+  /** With `"replay"`: the recorded result (storage-codec JSON; absent for `undefined`). */
+  result?: string
+}
+
+export interface NativeExecution {
+  id: string
+  code: string
+  status: string
+  result?: string
+  error?: string
+  logs?: string
+  connectors?: string
+  createdAt: number
+  updatedAt: number
+  log: Array<NativeLogEntry>
+}
+
 /** A further run in a retained isolate. */
 export interface NativeHandleRequest {
   handleId: number
@@ -62,6 +121,17 @@ export interface NativeLimits {
   workerNice: number
 }
 
+export interface NativeLogEntry {
+  seq: number
+  connector: string
+  method: string
+  args?: string
+  result?: string
+  requiresApproval: boolean
+  ephemeral: boolean
+  state: string
+}
+
 /** Options of the native executor (the JS wrapper validates them first, with the same rules). */
 export interface NativeOptions {
   workers?: number
@@ -86,6 +156,14 @@ export interface NativeOptions {
   heartbeatIntervalMs?: number
   heartbeatTimeoutMs?: number
   workerNice?: number
+}
+
+export interface NativePending {
+  executionId: string
+  seq: number
+  connector: string
+  method: string
+  args?: string
 }
 
 /** What a run resolves with on the native side. */
@@ -120,6 +198,15 @@ export interface NativeRequest {
   retain?: boolean
 }
 
+export interface NativeSnippet {
+  name: string
+  description: string
+  code: string
+  savedAt: number
+  inputSchema?: string
+  connectors?: string
+}
+
 export interface NativeStats {
   workers: number
   busy: number
@@ -144,7 +231,7 @@ export interface NativeStats {
 
 /**
  * The entry point of an engine process (`lib/engine.js`): serves the executor protocol on
- * stdin/stdout until the host closes it or asks for a shutdown. Blocks the calling (main)
- * thread; returns the exit code.
+ * stdin/stdout until the host closes it or asks for a shutdown, then ends the process.
+ * Blocks the calling (main) thread and never returns.
  */
 export declare function serveEngine(): number

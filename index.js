@@ -836,4 +836,5 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.NativeExecutor = nativeBinding.NativeExecutor
+module.exports.NativeStore = nativeBinding.NativeStore
 module.exports.serveEngine = nativeBinding.serveEngine

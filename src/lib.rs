@@ -13,3 +13,4 @@ pub mod pool;
 pub mod process;
 pub mod protocol;
 pub mod sandbox;
+pub mod store;

@@ -3,6 +3,8 @@
 //! turned into rejected promises with `code` by `lib/executor.js`; option errors are thrown with
 //! an `ERR_INVALID_ARGUMENT: ` prefix that the same file turns into `code`.
 
+mod store;
+
 use crate::bridge::{check_size, ReplyRouter, Routed, ToolCall, ToolSink};
 use crate::error::Fault;
 use crate::limits::{Limits, MAX_TIMEOUT_MS, MIB};

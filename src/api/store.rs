@@ -1,0 +1,329 @@
+//! The durable runtime's store, for `lib/runtime.js`: one `NativeStore` per SQLite file, every
+//! method taking the runtime name (the partition). Synchronous: each call is one short SQLite
+//! transaction (a contended file waits up to the busy timeout). Store errors are thrown with
+//! their message; values cross as storage-codec JSON text.
+
+use crate::store::{Call, Decision, Execution, LogEntry, Pending, Snippet, Store, StoreError};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+fn thrown(e: StoreError) -> Error {
+    Error::from_reason(e.0)
+}
+
+#[napi(object)]
+pub struct NativeLogEntry {
+    pub seq: i64,
+    pub connector: String,
+    pub method: String,
+    pub args: Option<String>,
+    pub result: Option<String>,
+    pub requires_approval: bool,
+    pub ephemeral: bool,
+    pub state: String,
+}
+
+impl From<LogEntry> for NativeLogEntry {
+    fn from(e: LogEntry) -> Self {
+        NativeLogEntry {
+            seq: e.seq,
+            connector: e.connector,
+            method: e.method,
+            args: e.args,
+            result: e.result,
+            requires_approval: e.requires_approval,
+            ephemeral: e.ephemeral,
+            state: e.state,
+        }
+    }
+}
+
+#[napi(object)]
+pub struct NativeExecution {
+    pub id: String,
+    pub code: String,
+    pub status: String,
+    pub result: Option<String>,
+    pub error: Option<String>,
+    pub logs: Option<String>,
+    pub connectors: Option<String>,
+    pub created_at: f64,
+    pub updated_at: f64,
+    pub log: Vec<NativeLogEntry>,
+}
+
+impl From<Execution> for NativeExecution {
+    fn from(e: Execution) -> Self {
+        NativeExecution {
+            id: e.id,
+            code: e.code,
+            status: e.status,
+            result: e.result,
+            error: e.error,
+            logs: e.logs,
+            connectors: e.connectors,
+            created_at: e.created_at as f64,
+            updated_at: e.updated_at as f64,
+            log: e.log.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+#[napi(object)]
+pub struct NativePending {
+    pub execution_id: String,
+    pub seq: i64,
+    pub connector: String,
+    pub method: String,
+    pub args: Option<String>,
+}
+
+impl From<Pending> for NativePending {
+    fn from(p: Pending) -> Self {
+        NativePending {
+            execution_id: p.execution_id,
+            seq: p.seq,
+            connector: p.connector,
+            method: p.method,
+            args: p.args,
+        }
+    }
+}
+
+#[napi(object)]
+pub struct NativeSnippet {
+    pub name: String,
+    pub description: String,
+    pub code: String,
+    pub saved_at: f64,
+    pub input_schema: Option<String>,
+    pub connectors: Option<String>,
+}
+
+/// One call to decide on (see `store::Call`).
+#[napi(object)]
+pub struct NativeCall {
+    pub seq: i64,
+    pub connector: String,
+    pub method: String,
+    pub args: Option<String>,
+    /// Set when the arguments cannot be recorded: the run fails with this message.
+    pub args_error: Option<String>,
+    pub args_stable: Option<String>,
+    pub recorded_stable: Option<String>,
+    pub requires_approval: bool,
+    pub ephemeral: bool,
+}
+
+#[napi(object)]
+pub struct NativeDecision {
+    /// `"replay"`, `"execute"` or `"pause"`.
+    pub kind: String,
+    /// With `"replay"`: the recorded result (storage-codec JSON; absent for `undefined`).
+    pub result: Option<String>,
+}
+
+#[napi]
+pub struct NativeStore {
+    store: Store,
+}
+
+#[napi]
+impl NativeStore {
+    #[napi(constructor)]
+    pub fn new(path: String) -> Result<Self> {
+        Ok(NativeStore {
+            store: Store::open(&path).map_err(thrown)?,
+        })
+    }
+
+    #[napi]
+    pub fn begin(&self, runtime: String, id: String, code: String, connectors_json: String, max_executions: i64) -> Result<()> {
+        self.store
+            .begin(&runtime, &id, &code, &connectors_json, max_executions)
+            .map_err(thrown)
+    }
+
+    #[napi]
+    pub fn resume(&self, runtime: String, id: String) -> Result<bool> {
+        self.store.resume(&runtime, &id).map_err(thrown)
+    }
+
+    #[napi]
+    pub fn decide(&self, runtime: String, id: String, call: NativeCall) -> Result<NativeDecision> {
+        let args = match call.args_error {
+            Some(message) => Err(message),
+            None => Ok(call.args),
+        };
+        let decision = self
+            .store
+            .decide(
+                &runtime,
+                &id,
+                &Call {
+                    seq: call.seq,
+                    connector: &call.connector,
+                    method: &call.method,
+                    args,
+                    args_stable: call.args_stable,
+                    recorded_stable: call.recorded_stable,
+                    requires_approval: call.requires_approval,
+                    ephemeral: call.ephemeral,
+                },
+            )
+            .map_err(thrown)?;
+        Ok(match decision {
+            Decision::Replay(result) => NativeDecision {
+                kind: "replay".into(),
+                result,
+            },
+            Decision::Execute => NativeDecision {
+                kind: "execute".into(),
+                result: None,
+            },
+            Decision::Pause => NativeDecision {
+                kind: "pause".into(),
+                result: None,
+            },
+        })
+    }
+
+    /// `error` set: the result cannot be recorded, and the run fails with that message.
+    #[napi]
+    pub fn record_result(&self, runtime: String, id: String, seq: i64, result: Option<String>, error: Option<String>) -> Result<()> {
+        let result = match error {
+            Some(message) => Err(message),
+            None => Ok(result),
+        };
+        self.store
+            .record_result(&runtime, &id, seq, result)
+            .map_err(thrown)
+    }
+
+    #[napi]
+    pub fn complete(&self, runtime: String, id: String, result: Option<String>, logs_json: Option<String>) -> Result<()> {
+        self.store
+            .complete(&runtime, &id, result.as_deref(), logs_json.as_deref())
+            .map_err(thrown)
+    }
+
+    #[napi]
+    pub fn fail(&self, runtime: String, id: String, error: String, logs_json: Option<String>) -> Result<()> {
+        self.store
+            .fail(&runtime, &id, &error, logs_json.as_deref())
+            .map_err(thrown)
+    }
+
+    #[napi]
+    pub fn list_pending(&self, runtime: String, id: Option<String>) -> Result<Vec<NativePending>> {
+        Ok(self
+            .store
+            .list_pending(&runtime, id.as_deref())
+            .map_err(thrown)?
+            .into_iter()
+            .map(Into::into)
+            .collect())
+    }
+
+    #[napi]
+    pub fn reject(&self, runtime: String, id: String, seq: i64) -> Result<bool> {
+        self.store.reject(&runtime, &id, seq).map_err(thrown)
+    }
+
+    #[napi]
+    pub fn expire_paused(&self, runtime: String, max_age_ms: i64) -> Result<Vec<String>> {
+        self.store.expire_paused(&runtime, max_age_ms).map_err(thrown)
+    }
+
+    #[napi]
+    pub fn actions_to_revert(&self, runtime: String, id: String) -> Result<Vec<NativeLogEntry>> {
+        Ok(self
+            .store
+            .actions_to_revert(&runtime, &id)
+            .map_err(thrown)?
+            .into_iter()
+            .map(Into::into)
+            .collect())
+    }
+
+    #[napi]
+    pub fn mark_reverted(&self, runtime: String, id: String, seq: i64) -> Result<()> {
+        self.store.mark_reverted(&runtime, &id, seq).map_err(thrown)
+    }
+
+    #[napi]
+    pub fn mark_rolled_back(&self, runtime: String, id: String) -> Result<()> {
+        self.store.mark_rolled_back(&runtime, &id).map_err(thrown)
+    }
+
+    #[napi]
+    pub fn get_execution(&self, runtime: String, id: String) -> Result<Option<NativeExecution>> {
+        Ok(self
+            .store
+            .get_execution(&runtime, &id)
+            .map_err(thrown)?
+            .map(Into::into))
+    }
+
+    #[napi]
+    pub fn list_executions(&self, runtime: String, limit: Option<i64>) -> Result<Vec<NativeExecution>> {
+        Ok(self
+            .store
+            .list_executions(&runtime, limit)
+            .map_err(thrown)?
+            .into_iter()
+            .map(Into::into)
+            .collect())
+    }
+
+    /// The deleted execution's status, if it existed.
+    #[napi]
+    pub fn delete_execution(&self, runtime: String, id: String) -> Result<Option<String>> {
+        self.store.delete_execution(&runtime, &id).map_err(thrown)
+    }
+
+    #[napi]
+    pub fn prune_executions(&self, runtime: String, keep: i64) -> Result<u32> {
+        Ok(self.store.prune_executions(&runtime, keep).map_err(thrown)? as u32)
+    }
+
+    #[napi]
+    pub fn save_snippet(&self, runtime: String, snippet: NativeSnippet) -> Result<()> {
+        self.store
+            .save_snippet(
+                &runtime,
+                &Snippet {
+                    name: snippet.name,
+                    description: snippet.description,
+                    code: snippet.code,
+                    saved_at: snippet.saved_at as i64,
+                    input_schema: snippet.input_schema,
+                    connectors: snippet.connectors,
+                },
+            )
+            .map_err(thrown)
+    }
+
+    #[napi]
+    pub fn snippets(&self, runtime: String) -> Result<Vec<NativeSnippet>> {
+        Ok(self
+            .store
+            .snippets(&runtime)
+            .map_err(thrown)?
+            .into_iter()
+            .map(|s| NativeSnippet {
+                name: s.name,
+                description: s.description,
+                code: s.code,
+                saved_at: s.saved_at as f64,
+                input_schema: s.input_schema,
+                connectors: s.connectors,
+            })
+            .collect())
+    }
+
+    #[napi]
+    pub fn delete_snippet(&self, runtime: String, name: String) -> Result<bool> {
+        self.store.delete_snippet(&runtime, &name).map_err(thrown)
+    }
+}
