@@ -6,6 +6,12 @@ const { sanitizeToolName } = require('./names.js');
 const { runCode } = require('./run-code.js');
 const { jsonSchemaToType, generateTypesFromJsonSchema } = require('./schema-types.js');
 const { truncateResult, truncateResponse } = require('./truncate.js');
+const {
+  createCodemodeRuntime, DEFAULT_MAX_EXECUTIONS, DEFAULT_PAUSED_TTL_MS, MAX_DURABLE_VALUE_BYTES,
+} = require('./runtime.js');
+const {
+  CodemodeConnector, McpConnector, OpenApiConnector, ToolSetConnector, toolSetConnector,
+} = require('./connectors.js');
 
 module.exports = {
   IsolateExecutor,
@@ -18,4 +24,13 @@ module.exports = {
   generateTypesFromJsonSchema,
   truncateResult,
   truncateResponse,
+  createCodemodeRuntime,
+  DEFAULT_MAX_EXECUTIONS,
+  DEFAULT_PAUSED_TTL_MS,
+  MAX_DURABLE_VALUE_BYTES,
+  CodemodeConnector,
+  McpConnector,
+  OpenApiConnector,
+  ToolSetConnector,
+  toolSetConnector,
 };
