@@ -38,8 +38,8 @@ export declare class NativeStore {
   decide(runtime: string, id: string, call: NativeCall): NativeDecision
   /** `error` set: the result cannot be recorded, and the run fails with that message. */
   recordResult(runtime: string, id: string, seq: number, result?: string | undefined | null, error?: string | undefined | null): void
-  complete(runtime: string, id: string, result?: string | undefined | null, logsJson?: string | undefined | null): void
-  fail(runtime: string, id: string, error: string, logsJson?: string | undefined | null): void
+  complete(runtime: string, id: string, result?: string | undefined | null, logsJson?: string | undefined | null): boolean
+  fail(runtime: string, id: string, error: string, logsJson?: string | undefined | null): boolean
   listPending(runtime: string, id?: string | undefined | null): Array<NativePending>
   reject(runtime: string, id: string, seq: number): boolean
   expirePaused(runtime: string, maxAgeMs: number): Array<string>

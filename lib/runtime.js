@@ -164,16 +164,18 @@ class RuntimeStore {
     this.store.recordResult(this.name, id, seq, stored.text ?? undefined, stored.error);
   }
 
+  /** False when the run was no longer running (rejected or expired during the pass). */
   complete(id, result, logs) {
     const stored = toStored('The final result', result);
     const text = stored.error === undefined
       ? stored.text
       : stringifyForStorage(`[codemode: result omitted from the audit trail — ${stored.error}]`);
-    this.store.complete(this.name, id, text === null ? undefined : text, logsForStorage(logs) ?? undefined);
+    return this.store.complete(this.name, id, text === null ? undefined : text, logsForStorage(logs) ?? undefined);
   }
 
+  /** False when the run was no longer running. */
   fail(id, error, logs) {
-    this.store.fail(this.name, id, String(error).slice(0, MAX_DURABLE_VALUE_BYTES), logsForStorage(logs) ?? undefined);
+    return this.store.fail(this.name, id, String(error).slice(0, MAX_DURABLE_VALUE_BYTES), logsForStorage(logs) ?? undefined);
   }
 
   getExecution(id) {
@@ -325,14 +327,22 @@ async function runPass(id, code, setup, facet, executor, transformResult) {
       await endPass('error');
       return { status: 'error', executionId: id, error: execution.error ?? 'Codemode execution failed', calls };
     }
+    // A run rejected or expired while this pass was under way keeps that outcome.
+    const endedElsewhere = () => {
+      const now = facet.getExecution(id);
+      return { status: 'error', executionId: id, error: (now && now.error) ?? 'Codemode execution failed', calls };
+    };
     if (threw !== undefined) {
       const message = withGlobalsHint(messageOf(threw), setup);
-      facet.fail(id, message);
+      const failed = facet.fail(id, message);
       await endPass('error');
-      return { status: 'error', executionId: id, error: message, calls };
+      return failed ? { status: 'error', executionId: id, error: message, calls } : endedElsewhere();
     }
     const result = output && output.result;
-    facet.complete(id, result, output && output.logs);
+    if (!facet.complete(id, result, output && output.logs)) {
+      await endPass('error');
+      return endedElsewhere();
+    }
     await endPass('completed');
     return { status: 'completed', executionId: id, result: await applyTransform(transformResult, result), logs: output && output.logs, calls };
   } finally {
@@ -391,7 +401,7 @@ class CodemodeRuntimeHandle {
       description: buildDescription(this.#connectors, options.description, options.connectorHints),
       inputSchema: codeInputSchema,
       execute: async (input) => this.#execute(facet, input && input.code, getSetup),
-      toModelOutput,
+      toModelOutput: ({ output } = {}) => toModelOutput(output),
     };
   }
 

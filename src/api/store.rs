@@ -201,14 +201,14 @@ impl NativeStore {
     }
 
     #[napi]
-    pub fn complete(&self, runtime: String, id: String, result: Option<String>, logs_json: Option<String>) -> Result<()> {
+    pub fn complete(&self, runtime: String, id: String, result: Option<String>, logs_json: Option<String>) -> Result<bool> {
         self.store
             .complete(&runtime, &id, result.as_deref(), logs_json.as_deref())
             .map_err(thrown)
     }
 
     #[napi]
-    pub fn fail(&self, runtime: String, id: String, error: String, logs_json: Option<String>) -> Result<()> {
+    pub fn fail(&self, runtime: String, id: String, error: String, logs_json: Option<String>) -> Result<bool> {
         self.store
             .fail(&runtime, &id, &error, logs_json.as_deref())
             .map_err(thrown)

@@ -330,37 +330,38 @@ impl Store {
         })
     }
 
+    /// Completes a running execution. False (no change) when it is no longer running: a
+    /// concurrent reject or expiry already ended it, and that outcome stands.
     pub fn complete(
         &self,
         runtime: &str,
         id: &str,
         result: Option<&str>,
         logs_json: Option<&str>,
-    ) -> StoreResult<()> {
+    ) -> StoreResult<bool> {
         self.write(|tx| {
-            tx.execute(
+            Ok(tx.execute(
                 "UPDATE cm_executions SET status = 'completed', result = ?3, logs = ?4, updated_at = ?5
-                 WHERE runtime = ?1 AND id = ?2",
+                 WHERE runtime = ?1 AND id = ?2 AND status = 'running'",
                 params![runtime, id, result, logs_json, now_ms()],
-            )?;
-            Ok(())
+            )? == 1)
         })
     }
 
+    /// Fails a running execution. False (no change) when it is no longer running.
     pub fn fail(
         &self,
         runtime: &str,
         id: &str,
         error: &str,
         logs_json: Option<&str>,
-    ) -> StoreResult<()> {
+    ) -> StoreResult<bool> {
         self.write(|tx| {
-            tx.execute(
+            Ok(tx.execute(
                 "UPDATE cm_executions SET status = 'error', error = ?3, logs = ?4, updated_at = ?5
-                 WHERE runtime = ?1 AND id = ?2",
-                params![runtime, id, error, logs_json, now_ms()],
-            )?;
-            Ok(())
+                 WHERE runtime = ?1 AND id = ?2 AND status = 'running'",
+                params![runtime, id, cut_utf16(error, MAX_ERROR_UNITS), logs_json, now_ms()],
+            )? == 1)
         })
     }
 
