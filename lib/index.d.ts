@@ -244,3 +244,387 @@ export interface TruncateOptions {
 export declare function truncateResponse(text: string, options?: TruncateOptions): string
 /** Shrinks a value structurally so its JSON fits the budget; returns the same reference when it already fits. */
 export declare function truncateResult<T>(value: T, options?: TruncateOptions): T | unknown
+
+// ---- The durable runtime (spec §6–§11): createCodemodeRuntime, connectors, snippets ----
+
+/** A JSON Schema object (Cloudflare types these as `JSONSchema7`). */
+export type JSONSchema = { [key: string]: unknown }
+
+/** Plain JSON data, as the model is given it (the AI SDK's `JSONValue`). */
+export type JSONValue = string | number | boolean | null | JSONValue[] | { [key: string]: JSONValue }
+
+/** A tool's description for type generation and search. */
+export interface JsonSchemaToolDescriptor {
+  description?: string
+  inputSchema: JSONSchema
+  outputSchema?: JSONSchema
+}
+export type JsonSchemaToolDescriptors = Record<string, JsonSchemaToolDescriptor>
+
+/** How the runtime treats calls of one tool (only tools that need either appear in `annotations`). */
+export interface ToolAnnotations {
+  /** The call pauses the run until the host approves it. */
+  requiresApproval?: boolean
+  /** `"reexecute"`: an ephemeral read — logged for sequencing, its result never stored, re-run on every replay. */
+  replay?: 'log' | 'reexecute'
+}
+
+/** Passed to a tool's `execute`/`revert`: the execution the call belongs to, stable across passes. */
+export interface ToolExecuteContext {
+  executionId: string
+}
+
+/** A terminal outcome, passed to `disposeExecution`. */
+export type ExecutionEndStatus = 'completed' | 'error' | 'rejected' | 'rolled_back'
+/** The outcome of one pass, passed to `onPassEnd` (a pass may end paused). */
+export type PassEndStatus = ExecutionEndStatus | 'paused'
+
+/** What a connector tells the runtime about itself (`connector.describe()`). */
+export interface ConnectorDescription {
+  name: string
+  instructions?: string
+  descriptors: JsonSchemaToolDescriptors
+  annotations?: Record<string, ToolAnnotations>
+}
+
+/**
+ * One connector tool: docs, schema, approval, execution and (optionally) how to undo it.
+ * AI SDK tool objects are shape-compatible at run time (`parameters` is accepted as the schema;
+ * a schema that is not JSON Schema, such as a zod object, is described as an open object).
+ */
+export interface ConnectorTool {
+  description?: string
+  /** JSON Schema of the input. Default: an open object. */
+  inputSchema?: JSONSchema
+  outputSchema?: JSONSchema
+  /** Pause for the host's approval before executing. Not combinable with `replay: "reexecute"`. */
+  requiresApproval?: boolean
+  /** `"reexecute"` for idempotent reads whose results should stay out of the durable log. Default `"log"`. */
+  replay?: 'log' | 'reexecute'
+  execute: (args: any, ctx?: ToolExecuteContext) => unknown
+  /** Compensation used by `runtime.rollback()`: undo an applied call, given its recorded args and result. */
+  revert?: (args: any, result: any, ctx?: ToolExecuteContext) => unknown
+}
+export type ConnectorTools = Record<string, ConnectorTool>
+
+/**
+ * Base class of connectors: implement `name()` and `tools()` (optionally `instructions()` and the
+ * `tool(name, t)` decoration hook); the runtime uses only the derived surface. Cloudflare's
+ * constructor is `(ctx, env)` (a WorkerEntrypoint); here both are optional and only stored.
+ */
+export declare abstract class CodemodeConnector<Env = unknown> {
+  constructor(ctx?: unknown, env?: Env)
+  protected ctx: unknown
+  protected env: Env
+  /** The namespace the sandbox sees (a JavaScript identifier; `codemode` is reserved). */
+  abstract name(): string
+  protected instructions(): string | undefined
+  protected abstract tools(): ConnectorTools | Promise<ConnectorTools>
+  /** Decoration hook, called once per tool (e.g. to mark a derived tool as requiring approval). */
+  protected tool(name: string, t: ConnectorTool): ConnectorTool
+  /** `tools()` resolved once per instance and passed through `tool(name, t)`. */
+  protected resolvedTools(): Promise<ConnectorTools>
+  describe(): Promise<ConnectorDescription>
+  executeTool(method: string, args: unknown, ctx?: ToolExecuteContext): Promise<unknown>
+  /** Whether a revert ran: `false` for a tool without `revert` (a read). */
+  revertAction(method: string, args: unknown, result: unknown, ctx?: ToolExecuteContext): Promise<boolean>
+  /** End of every pass, a pause included. Be idempotent; do not rely on instance memory. */
+  onPassEnd(executionId: string, status: PassEndStatus): Promise<void>
+  /** Every terminal transition (may fire twice: completed, then rolled back). Not on pause. */
+  disposeExecution(executionId: string, status: ExecutionEndStatus): Promise<void>
+  /** `declare const <name>: { ... }` for the connector's tools. */
+  getTypeScriptTypes(): Promise<string>
+}
+
+/** What an MCP client's `callTool` resolves to. */
+export interface CallToolResult {
+  toolResult?: unknown
+  isError?: boolean
+  structuredContent?: unknown
+  content?: Array<{ type: string; text?: string; [key: string]: unknown }>
+}
+/** An MCP tool, as listed by MCP SDK v1 and v2 clients. */
+export interface McpTool {
+  name: string
+  description?: string
+  inputSchema: JSONSchema
+  outputSchema?: JSONSchema
+  [key: string]: unknown
+}
+/** The structural MCP connection both MCP SDK clients satisfy. */
+export interface McpConnectionLike {
+  name?: string
+  client: { callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<CallToolResult> }
+  instructions?: string
+  tools?: McpTool[]
+  fetchTools?: () => Promise<McpTool[]>
+}
+/** A connector over one MCP connection: each MCP tool becomes a connector tool. */
+export declare abstract class McpConnector<Env = unknown> extends CodemodeConnector<Env> {
+  /** Called once per instance; the result is kept. */
+  protected abstract createConnection(): McpConnectionLike | Promise<McpConnectionLike>
+  /** The connector tool name of an MCP tool (sanitized by default). */
+  protected toolName(tool: McpTool): string
+  protected getConnection(): Promise<McpConnectionLike>
+  protected fetchTools(): Promise<McpTool[]>
+  describe(): Promise<ConnectorDescription>
+  protected tools(): Promise<ConnectorTools>
+}
+
+/** What a derived OpenAPI tool hands `request()`: path parameters already substituted. */
+export interface OpenApiRequestOptions {
+  path: string
+  method?: string
+  params?: Record<string, unknown>
+  body?: unknown
+  headers?: Record<string, string>
+}
+/** A connector with one tool per OpenAPI operation, plus the `request` escape hatch. */
+export declare abstract class OpenApiConnector<Env = unknown> extends CodemodeConnector<Env> {
+  protected abstract spec(): Record<string, unknown> | Promise<Record<string, unknown>>
+  protected abstract request(options: OpenApiRequestOptions): Promise<unknown>
+  /** Also expose the document as a `spec` tool. Default false. */
+  protected exposeSpec(): boolean
+  protected tools(): Promise<ConnectorTools>
+}
+
+/** An AI SDK tool, structurally (the `ai` package is not a dependency). */
+export interface ToolSetTool {
+  description?: unknown
+  inputSchema?: unknown
+  parameters?: unknown
+  outputSchema?: unknown
+  /** `true` or a function: the call requires approval. */
+  needsApproval?: unknown
+  /** Tools without `execute` are skipped (with one warning). */
+  execute?: (...args: any[]) => unknown
+  [key: string]: unknown
+}
+/** An AI SDK `ToolSet`, structurally. */
+export type ToolSet = Record<string, ToolSetTool>
+export interface ToolSetConnectorOptions {
+  /** The sandbox namespace. Default `"tools"`. */
+  name?: string
+  instructions?: string
+  tools: ToolSet
+}
+/** An AI SDK ToolSet as a connector (Cloudflare's `@cloudflare/codemode/ai` entry). */
+export declare class ToolSetConnector extends CodemodeConnector {
+  constructor(ctx: unknown, options: ToolSetConnectorOptions)
+  constructor(options: ToolSetConnectorOptions)
+  name(): string
+  protected instructions(): string | undefined
+  protected tools(): Promise<ConnectorTools>
+  getTypeScriptTypes(): Promise<string>
+}
+/** `new ToolSetConnector(ctx, options)`. */
+export declare function toolSetConnector(ctx: unknown, options: ToolSetConnectorOptions): ToolSetConnector
+
+export type ToolLogEntryState = 'executing' | 'applied' | 'pending' | 'reverted' | 'error'
+/** One connector call or `codemode.step` of an execution (steps: `connector` is `"__step"`). */
+export interface ToolLogEntry {
+  seq: number
+  connector: string
+  method: string
+  args: unknown
+  /** The recorded result, once applied (never for ephemeral entries). */
+  result?: unknown
+  requiresApproval: boolean
+  /** `true` only for `replay: "reexecute"` tools; otherwise absent. */
+  ephemeral?: boolean
+  state: ToolLogEntryState
+}
+export type ExecutionStatus = 'running' | 'paused' | 'completed' | 'error' | 'rejected' | 'rolled_back'
+/** An execution as stored: its raw code, status and call log (indexed by `seq`; holes possible). */
+export interface ExecutionState {
+  /** `exec_<16-digit creation ms>_<uuid>`: ids sort by creation time. */
+  id: string
+  code: string
+  status: ExecutionStatus
+  log: ToolLogEntry[]
+  result?: unknown
+  error?: string
+  logs?: string[]
+  /** The connector names configured when it started. */
+  connectors?: string[]
+  /** Epoch ms. */
+  createdAt: number
+  /** Epoch ms of the last state change. */
+  updatedAt: number
+}
+/** A call awaiting approval. */
+export interface PendingAction {
+  executionId: string
+  seq: number
+  connector: string
+  method: string
+  args: unknown
+}
+
+/** A saved script the sandbox can run with `codemode.run(name, input)`. */
+export interface Snippet {
+  name: string
+  description: string
+  /** The execution's raw code. */
+  code: string
+  /** Epoch ms. */
+  savedAt: number
+  /** JSON Schema of the input. */
+  inputSchema?: unknown
+  /** The connector names the source execution ran with. */
+  connectors?: string[]
+}
+export interface SaveSnippetOptions {
+  /** The execution whose code is saved (from the tool output or `executions()`). */
+  executionId: string
+  description?: string
+  inputSchema?: unknown
+}
+
+export interface SearchResult {
+  path: string
+  connector: string
+  method: string
+  description?: string
+  /** Present (true) only for methods that pause for approval. */
+  requiresApproval?: boolean
+  kind: 'method' | 'snippet'
+  score: number
+}
+export interface SearchOutput {
+  /** The best 50, by score. */
+  results: SearchResult[]
+  total: number
+  truncated: boolean
+}
+export interface DescribeOutput {
+  path: string
+  description?: string
+  requiresApproval?: boolean
+  types: string
+  kind: 'connector' | 'method' | 'snippet'
+}
+
+export interface ProxyToolInput {
+  code: string
+}
+/** What a pass returns (the tool's `execute`, `execute()`, `approve()`): outcomes are returned, never thrown. */
+export type ProxyToolOutput =
+  | { status: 'completed'; executionId: string; result: unknown; logs?: string[]; calls?: ToolLogEntry[] }
+  | { status: 'paused'; executionId: string; pending: PendingAction[]; calls?: ToolLogEntry[] }
+  | { status: 'error'; executionId: string; error: string; logs?: string[]; calls?: ToolLogEntry[] }
+
+/** Reshapes a completed run's result for the model (the stored result keeps the raw value). */
+export type TransformResult = (result: unknown) => unknown | Promise<unknown>
+
+export interface StandardSchemaIssue {
+  readonly message: string
+  readonly path?: ReadonlyArray<PropertyKey>
+}
+/** The tool's input schema: a Standard Schema v1 (with Standard JSON Schema) for `{ code }`. */
+export interface ProxyToolInputSchema {
+  readonly '~standard': {
+    readonly version: 1
+    readonly vendor: '@cloudflare/codemode'
+    readonly types?: { readonly input: ProxyToolInput; readonly output: ProxyToolInput }
+    readonly validate: (value: unknown) => { readonly value: ProxyToolInput } | { readonly issues: ReadonlyArray<StandardSchemaIssue> }
+    readonly jsonSchema: {
+      readonly input: (options: { readonly target: string }) => Record<string, unknown>
+      readonly output: (options: { readonly target: string }) => Record<string, unknown>
+    }
+  }
+}
+/** The model-facing tool, in the AI SDK's shape (pass it to `tool()` or put it in `tools`). */
+export interface CodemodeTool {
+  description: string
+  inputSchema: ProxyToolInputSchema
+  /** The second argument (the AI SDK's call options) is ignored. */
+  execute: (input: ProxyToolInput, options?: unknown) => Promise<ProxyToolOutput>
+  /** What the model sees: the output without `calls`, `logs` truncated, as JSON. Never throws. */
+  toModelOutput: (options: { output: unknown }) => { type: 'json'; value: JSONValue }
+}
+
+export interface CreateCodemodeRuntimeOptions {
+  executor: Executor
+  connectors: CodemodeConnector<any>[]
+  /**
+   * The SQLite file that holds executions, call logs and snippets. Default `.codemode/runtime.db`
+   * under the working directory; `':memory:'` for a private store. Processes that open the same
+   * file share the runtime: any of them can approve, reject, resume or roll back any run.
+   */
+  path?: string
+  /** The runtime's identity within the file (`^[a-zA-Z0-9_.-]+$`). Default `"default"`. */
+  name?: string
+  /** Terminal executions kept; older ones are pruned when a run begins. Default 50. */
+  maxExecutions?: number
+  transformResult?: TransformResult
+}
+export interface CodemodeRuntimeToolOptions {
+  /** Replaces the default description (the hints are then ignored). */
+  description?: string
+  /** One-line hints shown next to each connector in the default description, by connector name. */
+  connectorHints?: Record<string, string>
+}
+export interface CodemodeApproveOptions {
+  executionId: string
+}
+export interface CodemodeRejectOptions {
+  seq: number
+  executionId: string
+}
+export interface CodemodeRollbackOptions {
+  executionId: string
+}
+export interface CodemodeExpireOptions {
+  /** Default 86 400 000 (24 h). */
+  maxAgeMs?: number
+}
+
+/** The durable runtime. No run lives in memory: every method addresses the store. */
+export interface CodemodeRuntimeHandle {
+  /** The AI SDK tool. */
+  tool(options?: CodemodeRuntimeToolOptions): CodemodeTool
+  /** Runs code as a new durable execution (as the default tool's `execute`). */
+  execute(input: ProxyToolInput): Promise<ProxyToolOutput>
+  /** Connector methods and snippets, ranked. */
+  search(query: string): Promise<SearchOutput>
+  /** TypeScript documentation of a connector, method or snippet. */
+  describe(target: string): Promise<DescribeOutput>
+  /** Calls awaiting approval: of one paused execution, or of every paused execution (newest first). */
+  pending(executionId?: string): Promise<PendingAction[]>
+  /** Approves the paused run's pending call and runs the next pass (earlier calls replay from the log). */
+  approve(options: CodemodeApproveOptions): Promise<ProxyToolOutput>
+  /** Rejects the pending call, ending the run (`rejected`); `false` when it was no longer pending. Applied calls are not undone. */
+  reject(options: CodemodeRejectOptions): Promise<boolean>
+  /** Reverts the run's applied calls, newest first, through their connectors' `revert`; throws after trying all if any failed. */
+  rollback(options: CodemodeRollbackOptions): Promise<void>
+  /** Ends paused (→ `rejected`) and stale running (→ `error`) runs not updated within `maxAgeMs`; returns their ids. */
+  expirePaused(options?: CodemodeExpireOptions): Promise<string[]>
+  /** The audit trail, newest first. */
+  executions(limit?: number): Promise<ExecutionState[]>
+  execution(executionId: string): Promise<ExecutionState | undefined>
+  /** Whether it existed. */
+  deleteExecution(executionId: string): Promise<boolean>
+  /** Deletes terminal executions beyond the newest `keep` (default 50); returns how many. */
+  pruneExecutions(keep?: number): Promise<number>
+  /** Saves the execution's code as a snippet (replacing one of the same name). */
+  saveSnippet(name: string, options: SaveSnippetOptions): Promise<Snippet>
+  /** By name. */
+  snippets(): Promise<Snippet[]>
+  /** Whether it existed. */
+  deleteSnippet(name: string): Promise<boolean>
+}
+
+/**
+ * The durable Code Mode runtime over a SQLite file: Cloudflare's `createCodemodeRuntime` with
+ * `path` in place of the Durable Object `ctx`. Throws at once for a connector named `codemode`
+ * or a repeated name; an invalid `name` throws at the first method that touches the store.
+ */
+export declare function createCodemodeRuntime(options: CreateCodemodeRuntimeOptions): CodemodeRuntimeHandle
+
+/** Terminal executions retained per runtime by default: 50. */
+export declare const DEFAULT_MAX_EXECUTIONS: 50
+/** The default age after which `expirePaused` ends a run: 86 400 000 ms (24 h). */
+export declare const DEFAULT_PAUSED_TTL_MS: number
+/** The cap (serialized string length) on any value recorded durably: 1 000 000. */
+export declare const MAX_DURABLE_VALUE_BYTES: 1000000
