@@ -103,6 +103,8 @@ test('worker threads run at the workerNice priority (default 10), below the host
     try {
       assert.equal((await ex.execute({ code: 'async () => 1' })).result, 1);
       assert.equal(ex.limits.workerNice, expected);
+      // A thread names itself (and sets its priority) when it starts: wait for both.
+      for (let i = 0; i < 100 && niceOfWorkers().length < 2; i++) await new Promise((r) => setTimeout(r, 10));
       const nices = niceOfWorkers();
       assert.equal(nices.length, 2);
       assert.deepEqual(nices, [expected, expected]);

@@ -377,3 +377,21 @@ test('one file, two runtime names: partitions that never see each other', async 
   assert.equal((await a.executions()).length, 1);
   assert.equal((await b.executions()).length, 0);
 });
+
+test('steps: an unrecordable value fails the run naming the step; a throwing fn reaches the program', async () => {
+  const { runtime } = setup();
+  const big = await runtime.execute({ code: 'async () => codemode.step("big", () => "s".repeat(1000001))' });
+  assert.equal(big.status, 'error');
+  assert.match(big.error, /^The result of __step\.big is too large to record durably \(1000003 bytes > 1000000 byte limit\)/);
+  const thrown = await runtime.execute({ code: 'async () => { try { await codemode.step("t", () => { throw new Error("inner"); }); } catch (e) { return e.message; } }' });
+  assert.equal(thrown.status, 'completed');
+  assert.equal(thrown.result, 'inner');
+  assert.equal(thrown.calls[0].state, 'executing', 'nothing recorded for a step that threw');
+});
+
+test('handle arguments: bad input is refused clearly', async () => {
+  const { runtime } = setup();
+  await assert.rejects(runtime.execute({}), { name: 'TypeError', message: 'execute({ code }): code must be a string' });
+  assert.deepEqual(await runtime.approve({}), { status: 'error', executionId: 'undefined', error: 'No execution "undefined" to resume.' });
+  assert.equal(typeof runtime.tool(null).description, 'string');
+});

@@ -160,7 +160,7 @@ class RuntimeStore {
   }
 
   recordResult(id, seq, connector, method, result) {
-    const stored = toStored(connector === STEP_CONNECTOR ? `The result of step ${method}` : `The result of ${connector}.${method}`, result);
+    const stored = toStored(`The result of ${connector}.${method}`, result);
     this.store.recordResult(this.name, id, seq, stored.text ?? undefined, stored.error);
   }
 
@@ -278,7 +278,8 @@ function platformProvider(setup, bindings, facet, executor, id, cursor) {
       },
       __stepDecide: async (name) => facet.decide(id, cursor.next(), STEP_CONNECTOR, String(name), undefined, false, false),
       __stepRecord: async (seq, value) => {
-        facet.recordResult(id, Number(seq), STEP_CONNECTOR, '', value);
+        const entry = facet.getExecution(id)?.log[Number(seq)];
+        facet.recordResult(id, Number(seq), STEP_CONNECTOR, entry ? entry.method : '', value);
         return true;
       },
     },
@@ -393,7 +394,8 @@ class CodemodeRuntimeHandle {
   }
 
   /** The AI SDK tool: `{ description, inputSchema, execute, toModelOutput }` (spec §9). */
-  tool(options = {}) {
+  tool(options) {
+    options = options || {};
     const facet = this.#store();
     let setup;
     const getSetup = () => (setup ??= loadSetup(this.#connectors));
@@ -416,6 +418,7 @@ class CodemodeRuntimeHandle {
 
   /** Runs code as a new durable execution (the default tool's execute). */
   execute({ code } = {}) {
+    if (typeof code !== 'string') return Promise.reject(new TypeError('execute({ code }): code must be a string'));
     this.#defaultTool ??= this.tool();
     return this.#defaultTool.execute({ code });
   }
@@ -436,6 +439,7 @@ class CodemodeRuntimeHandle {
 
   /** Approves the paused run's pending action(s) and runs the next pass (replaying the rest). */
   async approve({ executionId } = {}) {
+    executionId = String(executionId);
     const facet = this.#store();
     const setup = await loadSetup(this.#connectors);
     const existing = facet.getExecution(executionId);
@@ -458,7 +462,7 @@ class CodemodeRuntimeHandle {
 
   /** Rejects the pending action at `seq`; false when it was no longer pending. */
   async reject({ seq, executionId } = {}) {
-    const rejected = this.#store().store.reject(this.#name, executionId, seq);
+    const rejected = this.#store().store.reject(this.#name, String(executionId), Number(seq));
     if (rejected) await eachConnector(this.#connectors, (c) => c.disposeExecution(executionId, 'rejected'));
     return rejected;
   }
