@@ -395,3 +395,18 @@ test('handle arguments: bad input is refused clearly', async () => {
   assert.deepEqual(await runtime.approve({}), { status: 'error', executionId: 'undefined', error: 'No execution "undefined" to resume.' });
   assert.equal(typeof runtime.tool(null).description, 'string');
 });
+
+test('divergence after a code change: a snippet re-saved while its run was paused', async () => {
+  const { runtime } = setup();
+  const v1 = await runtime.execute({ code: 'async () => { await tracker.list_issues(); return "v1"; }' });
+  await runtime.saveSnippet('prep', { executionId: v1.executionId });
+  const paused = await runtime.execute({ code: 'async () => { await codemode.run("prep"); return tracker.create_issue({ title: "x" }); }' });
+  assert.equal(paused.status, 'paused');
+  // The snippet's code changes before the run is approved.
+  const v2 = await runtime.execute({ code: 'async () => { await tracker.label({ id: 1 }); return "v2"; }' });
+  await runtime.saveSnippet('prep', { executionId: v2.executionId });
+  const out = await runtime.approve({ executionId: paused.executionId });
+  assert.equal(out.status, 'error');
+  assert.equal(out.error, 'Codemode replay divergence at step 0: expected tracker.list_issues, got tracker.label. Code must be deterministic up to tool calls and steps. Wrap nondeterministic work in codemode.step(name, fn).');
+  assert.equal((await runtime.execution(paused.executionId)).status, 'error');
+});
