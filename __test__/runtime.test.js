@@ -410,3 +410,22 @@ test('divergence after a code change: a snippet re-saved while its run was pause
   assert.equal(out.error, 'Codemode replay divergence at step 0: expected tracker.list_issues, got tracker.label. Code must be deterministic up to tool calls and steps. Wrap nondeterministic work in codemode.step(name, fn).');
   assert.equal((await runtime.execution(paused.executionId)).status, 'error');
 });
+
+test('a connector whose describe() fails makes execute reject, and a later call retries', async () => {
+  let failing = true;
+  class Flaky extends CodemodeConnector {
+    name() { return 'flaky'; }
+    tools() { return { ping: { description: 'ping', execute: async () => 'pong' } }; }
+    describe() {
+      if (failing) return Promise.reject(new Error('connector offline'));
+      return super.describe();
+    }
+  }
+  const runtime = createCodemodeRuntime({ executor, connectors: [new Flaky()], path: ':memory:' });
+  const tool = runtime.tool();
+  await assert.rejects(tool.execute({ code: 'async () => flaky.ping()' }), { message: 'connector offline' });
+  failing = false;
+  const out = await tool.execute({ code: 'async () => flaky.ping()' });
+  assert.equal(out.status, 'completed');
+  assert.equal(out.result, 'pong');
+});

@@ -398,7 +398,15 @@ class CodemodeRuntimeHandle {
     options = options || {};
     const facet = this.#store();
     let setup;
-    const getSetup = () => (setup ??= loadSetup(this.#connectors));
+    // Loaded once per tool object; a failed load is not kept (a long-lived Node process would
+    // otherwise be stuck with one transient describe() failure).
+    const getSetup = () => {
+      if (setup === undefined) {
+        setup = loadSetup(this.#connectors);
+        setup.catch(() => { setup = undefined; });
+      }
+      return setup;
+    };
     return {
       description: buildDescription(this.#connectors, options.description, options.connectorHints),
       inputSchema: codeInputSchema,
