@@ -660,6 +660,8 @@ fn spawn_engine(host: &Arc<Host>) -> Result<(u64, Engine), String> {
         // The engine is a plain Node process running our entry point: options meant for the
         // host (inspector ports, preloads) must not leak into it.
         .env_remove("NODE_OPTIONS")
+        // Under Electron, `process.execPath` is the Electron binary: run it as plain Node.
+        .env("ELECTRON_RUN_AS_NODE", "1")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
