@@ -454,7 +454,13 @@ fn pump(host: &Host, state: &mut State) -> Vec<(Arc<Mutex<ChildStdin>>, Vec<u8>)
         let free = state
             .engines
             .iter()
-            .filter(|(_, e)| e.ready && !e.exiting && !e.retiring && e.in_flight < e.capacity)
+            .filter(|(_, e)| {
+                e.ready
+                    && !e.exiting
+                    && !e.retiring
+                    && e.kill_reason.is_none()
+                    && e.in_flight < e.capacity
+            })
             .min_by_key(|(_, e)| e.in_flight)
             .map(|(&id, _)| id);
         let Some(engine_id) = free else { break };
