@@ -20,6 +20,11 @@ export declare class NativeExecutor {
    * has already ended (a late reply) or the reply broke the size bound.
    */
   reply(runId: number, callId: number, json: string): boolean
+  /**
+   * Cancels a queued or running run: it ends at once with `message` as its error. False when
+   * the run is unknown or already over.
+   */
+  cancel(runId: number, message: string): boolean
   /** Disposes of a retained isolate. False when the handle was already closed. */
   disposeHandle(handleId: number): boolean
   get limits(): NativeLimits

@@ -202,7 +202,7 @@ class IsolateExecutor {
   // Resolves with the native report. `outbound` (a handler, or null for no network) defaults to
   // the executor's globalOutbound. With `retain`, the report carries a handle id and
   // `onToolCall` is returned with it for the handle's later runs.
-  #run({ code, namespaces, resultMode, dispatch, timeout, memoryLimitMb, faultInjection, outbound, retain }) {
+  #run({ code, namespaces, resultMode, dispatch, timeout, memoryLimitMb, faultInjection, outbound, retain, signal }) {
     this.#checkOpen();
     const handler = outbound === undefined ? this.#outbound : outbound;
     const onToolCall = this.#toolCallback(dispatch, handler);
@@ -214,14 +214,16 @@ class IsolateExecutor {
       faultInjection,
       retain: retain === true,
     };
-    return settle(this.#native.execute(request, onToolCall)).then((report) => ({ report, onToolCall }));
+    const native = this.#native;
+    return runWithSignal(native, signal, () => native.execute(request, onToolCall)).then((report) => ({ report, onToolCall }));
   }
 
   // A further run in a retained isolate (see ExecutionHandle).
-  [RUN_IN_HANDLE](handleId, code, timeout, onToolCall) {
+  [RUN_IN_HANDLE](handleId, code, timeout, onToolCall, signal) {
     this.#checkOpen();
     const request = { handleId, code, timeout: checkTimeout(timeout) };
-    return settle(this.#native.executeInHandle(request, onToolCall)).then(shapeNativeReport);
+    const native = this.#native;
+    return runWithSignal(native, signal, () => native.executeInHandle(request, onToolCall)).then(shapeNativeReport);
   }
 
   [DISPOSE_HANDLE](handleId) {
@@ -256,6 +258,7 @@ class IsolateExecutor {
       faultInjection: typeof request.__faultInjection === 'string' ? request.__faultInjection : undefined,
       outbound: request.outbound === undefined ? undefined : checkOutbound(request.outbound, 'request.outbound'),
       retain: request.retainHandles === true,
+      signal: checkSignal(request.signal, 'request.signal'),
     }).then(({ report, onToolCall }) => {
       const out = shapeNativeReport(report);
       if (request.retainHandles === true && typeof report.handleId === 'number') {
@@ -290,6 +293,40 @@ class IsolateExecutor {
     this.#disposed = true;
     return this.#native.dispose();
   }
+}
+
+/** The error text of a run cancelled through its AbortSignal (what the run itself records). */
+const ABORTED = 'Execution aborted';
+
+function checkSignal(signal, name) {
+  if (signal === undefined) return undefined;
+  if (signal === null || typeof signal !== 'object' || typeof signal.aborted !== 'boolean' ||
+    typeof signal.addEventListener !== 'function' || typeof signal.removeEventListener !== 'function') {
+    throw invalidArgument(`${name} must be an AbortSignal`);
+  }
+  return signal;
+}
+
+function abortReason(signal) {
+  return signal.reason !== undefined ? signal.reason : new DOMException('This operation was aborted', 'AbortError');
+}
+
+// Starts a run unless `signal` is already aborted; an abort while it is queued or running
+// cancels it in the pool (it ends at once, its isolate discarded) and rejects with the signal's
+// reason, as fetch() does.
+function runWithSignal(native, signal, start) {
+  if (signal === undefined) return settle(start());
+  if (signal.aborted) return Promise.reject(abortReason(signal));
+  const pending = start();
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      native.cancel(pending.runId, ABORTED);
+      reject(abortReason(signal));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    const done = () => signal.removeEventListener('abort', onAbort);
+    settle(pending).then((report) => { done(); resolve(report); }, (error) => { done(); reject(error); });
+  });
 }
 
 // Native reports carry machinery faults as data; they become rejections with a stable code.
@@ -328,7 +365,8 @@ class ExecutionHandle {
         throw new CodemodeExecutorError(CODES.HANDLE_CLOSED, `The execution handle ${this.id} is closed (disposed)`);
       }
       const timeout = options === undefined ? undefined : options.timeout;
-      return this.#executor[RUN_IN_HANDLE](this.id, code, timeout, this.#onToolCall);
+      const signal = checkSignal(options === undefined ? undefined : options.signal, 'options.signal');
+      return this.#executor[RUN_IN_HANDLE](this.id, code, timeout, this.#onToolCall, signal);
     } catch (error) {
       return Promise.reject(fromNative(error));
     }

@@ -77,13 +77,18 @@ export interface NativeExecuteRequest {
   outbound?: OutboundHandler | null
   /** Keep the isolate after the run and return a `handle` for further code in the same global scope. */
   retainHandles?: boolean
+  /**
+   * Cancels the run: queued, awaiting or busy, it ends at once (its isolate is discarded) and
+   * the promise rejects with `signal.reason`, as fetch() does. An aborted signal never starts it.
+   */
+  signal?: AbortSignal
 }
 
 /** A retained execution: further runs share its global scope, providers, dispatch and outbound. */
 export interface ExecutionHandle {
   readonly id: number
   /** Runs more code in the retained isolate. Rejects with ERR_HANDLE_CLOSED once the handle is closed. */
-  execute(code: string, options?: { timeout?: number }): Promise<NativeExecuteResult>
+  execute(code: string, options?: { timeout?: number; signal?: AbortSignal }): Promise<NativeExecuteResult>
   /** Drops the isolate; resolves true if it was still alive. */
   dispose(): Promise<boolean>
 }

@@ -427,7 +427,7 @@ impl NativeExecutor {
             .callee_handled::<false>()
             .weak::<true>()
             .build()?;
-        let (deferred, promise) = env.create_deferred::<NativeReport, Resolver>()?;
+        let (deferred, mut promise) = env.create_deferred::<NativeReport, Resolver>()?;
         // Oversized code is the program's failure (a breached bound), not a fault.
         if let Err(message) = check_size(
             "The program source",
@@ -545,6 +545,8 @@ impl NativeExecutor {
                 }
             }
         }
+        // The caller's handle for `cancel(runId, message)`.
+        promise.set_named_property("runId", run_id as f64)?;
         Ok(promise)
     }
 
@@ -560,6 +562,28 @@ impl NativeExecutor {
                 router.route(run_id as u64, call_id, json) == Routed::Delivered
             }
             Backend::Process(pool) => pool.reply(run_id as u64, call_id, json),
+        }
+    }
+
+    /// Cancels a queued or running run: it ends at once with `message` as its error. False when
+    /// the run is unknown or already over.
+    #[napi]
+    pub fn cancel(&self, run_id: i64, message: String) -> bool {
+        if run_id < 0 {
+            return false;
+        }
+        let run_id = run_id as u64;
+        match &self.backend {
+            Backend::Thread { pool, router } => {
+                // The route exists from submission until the run is answered: only then is
+                // the run queued or running.
+                if !router.end(run_id, message.clone()) {
+                    return false;
+                }
+                pool.cancel(run_id, message);
+                true
+            }
+            Backend::Process(pool) => pool.cancel(run_id, message),
         }
     }
 

@@ -6,7 +6,7 @@ mod watchdog;
 use crate::bridge::{RunEvent, ToolSink};
 use crate::error::Fault;
 use crate::limits::Limits;
-use crate::sandbox::{Program, RunOutput, Sandbox};
+use crate::sandbox::{Program, RunOutput, Sandbox, Terminator};
 use crossbeam_channel::{Receiver, Sender, TrySendError};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -138,6 +138,10 @@ struct Shared {
     /// Retained isolates by handle id: the channel of the thread that holds each.
     retained: Mutex<HashMap<u64, Sender<HandleCommand>>>,
     on_handle_closed: Mutex<Option<HandleClosedHook>>,
+    /// Runs in progress, by run id: how to stop each (cancellation by the host).
+    running: Mutex<HashMap<u64, Terminator>>,
+    /// Runs cancelled before they started, with their message: answered when dequeued.
+    cancelled: Mutex<HashMap<u64, String>>,
 }
 
 impl Shared {
@@ -178,6 +182,8 @@ impl Pool {
             counters: Counters::default(),
             retained: Mutex::new(HashMap::new()),
             on_handle_closed: Mutex::new(None),
+            running: Mutex::new(HashMap::new()),
+            cancelled: Mutex::new(HashMap::new()),
         });
         for _ in 0..workers {
             spawn_worker(&shared);
@@ -204,6 +210,19 @@ impl Pool {
                 Err((Fault::queue_full(self.shared.limits.max_queue), job))
             }
             Err(TrySendError::Disconnected(job)) => Err((Fault::disposed(), job)),
+        }
+    }
+
+    /// Cancels a run: one in progress is stopped at once (its error is `message`), one still
+    /// queued is answered with `message` when a worker takes it. Call it only for runs that are
+    /// queued or running (a cancel for a finished run would be remembered for nothing).
+    pub fn cancel(&self, run_id: u64, message: String) {
+        let terminator = lock(&self.shared.running).get(&run_id).cloned();
+        match terminator {
+            Some(terminator) => terminator.cancel(message),
+            None => {
+                lock(&self.shared.cancelled).insert(run_id, message);
+            }
         }
     }
 
@@ -343,6 +362,21 @@ fn worker_main(shared: Arc<Shared>, id: usize) {
             job.completion.finish(Err(Fault::disposed()));
             continue;
         }
+        if let Some(message) = lock(&shared.cancelled).remove(&job.run_id) {
+            let output = RunOutput {
+                error: Some(message),
+                ..RunOutput::default()
+            };
+            let waited = job.enqueued_at.elapsed();
+            job.completion.finish(Ok(Report {
+                output,
+                queued: waited,
+                run: Duration::ZERO,
+                total: waited,
+                handle_id: 0,
+            }));
+            continue;
+        }
         // Set by whoever closes this job's slot first: this worker when the run returns, or
         // the abandon action when the run cannot be stopped (then this thread must exit, since a
         // replacement has been started).
@@ -393,6 +427,10 @@ fn lower_priority(nice: i32) {
     }
 }
 
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
     if let Some(s) = panic.downcast_ref::<&str>() {
         s.to_string()
@@ -437,10 +475,12 @@ fn supervised_run(
         let claimed = claimed.clone();
         let queued = started.duration_since(spec.enqueued_at);
         let enqueued_at = spec.enqueued_at;
+        let run_id = spec.run_id;
         abandon_action(move |message: String| {
             if claimed.swap(true, Ordering::AcqRel) {
                 return; // the run returned first
             }
+            lock(&shared.running).remove(&run_id);
             shared.counters.busy.fetch_sub(1, Ordering::Relaxed);
             shared.counters.abandoned.fetch_add(1, Ordering::Relaxed);
             // Forget this thread before answering: whoever learns of the answer may dispose of
@@ -461,6 +501,7 @@ fn supervised_run(
         })
     };
     let terminator = sandbox.terminator();
+    lock(&shared.running).insert(spec.run_id, terminator.clone());
     let wedge_action = abandon.clone();
     terminator.on_wedge(Box::new(move |message| fire(&wedge_action, message)));
     let armed = shared.watchdog.arm(
@@ -480,6 +521,8 @@ fn supervised_run(
         continuation: spec.continuation,
     });
     drop(armed);
+    lock(&shared.running).remove(&spec.run_id);
+    lock(&shared.cancelled).remove(&spec.run_id);
     Report {
         output,
         queued: started.duration_since(spec.enqueued_at),

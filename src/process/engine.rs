@@ -330,7 +330,10 @@ impl Engine {
                 self.router.route(run_id, call_id, json);
             }
             HostMessage::Cancel { run_id, reason } => {
-                self.router.end(run_id, reason);
+                // A waiting run sees the message on its channel; a busy one is terminated.
+                if self.router.end(run_id, reason.clone()) {
+                    self.pool.cancel(run_id, reason);
+                }
             }
             HostMessage::Ping { seq } => {
                 let stats = self.stats();

@@ -261,6 +261,41 @@ impl ProcessPool {
         send(&stdin, &frame) && delivered
     }
 
+    /// Cancels a run: one still in the host queue is answered with `message` at once; one an
+    /// engine holds is sent `Cancel` (the engine stops it and answers). False for unknown runs.
+    pub fn cancel(&self, run_id: u64, message: String) -> bool {
+        let mut state = self.host.lock();
+        if let Some(at) = state.queue.iter().position(|s| s.run_id == run_id) {
+            let submission = state.queue.remove(at).expect("position is in range");
+            drop(state);
+            let waited = submission.enqueued_at.elapsed();
+            submission.completion.finish(Ok(Report {
+                output: RunOutput {
+                    error: Some(message),
+                    ..RunOutput::default()
+                },
+                queued: waited,
+                run: Duration::ZERO,
+                total: waited,
+                handle_id: 0,
+            }));
+            return true;
+        }
+        let Some(engine) = state.runs.get(&run_id).map(|r| r.engine) else {
+            return false;
+        };
+        let Some(stdin) = state.engines.get(&engine).map(|e| e.stdin.clone()) else {
+            return false;
+        };
+        drop(state);
+        let frame = HostMessage::Cancel {
+            run_id,
+            reason: message,
+        }
+        .encode();
+        send(&stdin, &frame)
+    }
+
     /// Disposes of a retained isolate. False when the handle is unknown (closed already).
     pub fn dispose_handle(&self, handle_id: u64) -> bool {
         let mut state = self.host.lock();

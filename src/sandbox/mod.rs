@@ -265,6 +265,10 @@ impl Sandbox {
                 .breach
                 .clone()
                 .unwrap_or_else(|| "A sandbox bound was exceeded".to_string()),
+            StopReason::Cancelled => self
+                .termination
+                .cancel_message()
+                .unwrap_or_else(|| "Execution aborted".to_string()),
         })
     }
 

@@ -16,6 +16,8 @@ pub enum StopReason {
     Memory = 2,
     /// A message bound was broken (the run's state holds the message).
     Breach = 3,
+    /// The host cancelled the run (its message is in the termination state).
+    Cancelled = 4,
 }
 
 impl StopReason {
@@ -24,6 +26,7 @@ impl StopReason {
             1 => Some(StopReason::Timeout),
             2 => Some(StopReason::Memory),
             3 => Some(StopReason::Breach),
+            4 => Some(StopReason::Cancelled),
             _ => None,
         }
     }
@@ -39,6 +42,8 @@ pub(crate) struct TerminationState {
     /// Heap size when the budget was first found exceeded (0: not yet).
     pub(crate) heap_at_stop: AtomicUsize,
     wedge_hook: Mutex<Option<WedgeHook>>,
+    /// The message of a cancellation by the host.
+    cancel_message: Mutex<Option<String>>,
 }
 
 impl TerminationState {
@@ -50,7 +55,15 @@ impl TerminationState {
             heap_limit_bytes,
             heap_at_stop: AtomicUsize::new(0),
             wedge_hook: Mutex::new(None),
+            cancel_message: Mutex::new(None),
         }
+    }
+
+    pub(crate) fn cancel_message(&self) -> Option<String> {
+        self.cancel_message
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     pub(crate) fn attach(&self, handle: v8::IsolateHandle) {
@@ -104,6 +117,16 @@ pub struct Terminator(pub(crate) Arc<TerminationState>);
 impl Terminator {
     pub fn terminate(&self, reason: StopReason) {
         self.0.terminate(reason);
+    }
+
+    /// Ends the run at once on the host's behalf; the run's error is `message`.
+    pub fn cancel(&self, message: String) {
+        self.0
+            .cancel_message
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get_or_insert(message);
+        self.0.terminate(StopReason::Cancelled);
     }
 
     /// Sets what happens if the run's thread has to be given up inside V8 (memory exhausted
