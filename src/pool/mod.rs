@@ -502,6 +502,10 @@ fn supervised_run(
     };
     let terminator = sandbox.terminator();
     lock(&shared.running).insert(spec.run_id, terminator.clone());
+    // A cancel that arrived after the job left the queue but before it was registered above.
+    if let Some(message) = lock(&shared.cancelled).remove(&spec.run_id) {
+        terminator.cancel(message);
+    }
     let wedge_action = abandon.clone();
     terminator.on_wedge(Box::new(move |message| fire(&wedge_action, message)));
     let armed = shared.watchdog.arm(
