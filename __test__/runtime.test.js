@@ -319,7 +319,11 @@ test('expirePaused: paused runs become rejected, stale running runs become error
 
 test('retention keeps exactly maxExecutions terminal runs besides the newest; prune and delete', async () => {
   const { runtime } = setup({}, { maxExecutions: 3 });
-  for (let i = 0; i < 5; i++) await runtime.execute({ code: `async () => ${i}` });
+  // Runs started in the same millisecond order by their random id suffix (spec §6.3): space them.
+  for (let i = 0; i < 5; i++) {
+    await runtime.execute({ code: `async () => ${i}` });
+    await new Promise((r) => setTimeout(r, 3));
+  }
   let all = await runtime.executions();
   // Pruning happens when a run begins (spec §6.5): the newest run plus exactly 3 earlier ones.
   assert.deepEqual(all.map((e) => e.result), [4, 3, 2, 1]);
