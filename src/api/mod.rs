@@ -7,7 +7,7 @@ mod store;
 
 use crate::bridge::{check_size, ReplyRouter, Routed, ToolCall, ToolSink};
 use crate::error::Fault;
-use crate::limits::{Limits, MAX_TIMEOUT_MS, MIB};
+use crate::limits::{Limits, MIB};
 use crate::pool::{Completion, FaultInjection, HandleJob, Job, Outcome, Pool, Report};
 use crate::process::host::{EngineCommand, ProcessPool, RunKind, Submission};
 use crate::sandbox::RunOutput;
@@ -21,8 +21,6 @@ use std::time::{Duration, Instant};
 /// Environment variable that enables the fault-injection hook used by the supervision tests.
 const FAULT_INJECTION_ENV: &str = "CODEMODE_EXECUTOR_FAULT_INJECTION";
 
-const MIN_MEMORY_MB: u32 = 16;
-const MAX_MEMORY_MB: u32 = 16 * 1024;
 
 /// Options of the native executor (the JS wrapper validates them first, with the same rules).
 #[napi(object)]
@@ -142,28 +140,6 @@ pub struct NativeStats {
 fn invalid(message: impl Into<String>) -> Error {
     let fault = Fault::invalid(message);
     Error::from_reason(format!("{}: {}", fault.code.as_str(), fault.message))
-}
-
-fn memory_mb(value: Option<u32>) -> Result<Option<usize>> {
-    match value {
-        None => Ok(None),
-        Some(v) if (MIN_MEMORY_MB..=MAX_MEMORY_MB).contains(&v) => Ok(Some(v as usize)),
-        Some(v) => Err(invalid(format!(
-            "memoryLimitMb must be an integer between {MIN_MEMORY_MB} and {MAX_MEMORY_MB} (got {v})"
-        ))),
-    }
-}
-
-fn timeout(value: Option<f64>) -> Result<Option<Duration>> {
-    match value {
-        None => Ok(None),
-        Some(ms) if ms.is_finite() && ms > 0.0 && ms <= MAX_TIMEOUT_MS => {
-            Ok(Some(Duration::from_secs_f64(ms / 1000.0)))
-        }
-        Some(ms) => Err(invalid(format!(
-            "timeout must be a number of milliseconds between 1 and {MAX_TIMEOUT_MS} (got {ms})"
-        ))),
-    }
 }
 
 fn limits_from(options: &NativeOptions) -> Result<Limits> {
@@ -361,9 +337,6 @@ impl NativeExecutor {
         request: NativeRequest,
         on_tool_call: Function<'env, ToolCallArgs, ()>,
     ) -> Result<Object<'env>> {
-        // Checked here so a bad value is an argument error, not a fault from the engine.
-        timeout(request.timeout)?;
-        memory_mb(request.memory_limit_mb)?;
         let fault = match request.fault_injection.as_deref() {
             Some("panic") if self.fault_injection_enabled => Some(FaultInjection::Panic),
             _ => None,
@@ -391,7 +364,6 @@ impl NativeExecutor {
         request: NativeHandleRequest,
         on_tool_call: Function<'env, ToolCallArgs, ()>,
     ) -> Result<Object<'env>> {
-        timeout(request.timeout)?;
         let work = Work::Handle {
             handle_id: handle_id_of(request.handle_id)?,
             code: request.code,
@@ -416,11 +388,12 @@ impl NativeExecutor {
             } => (code.len(), *timeout, *memory_mb),
             Work::Handle { code, timeout, .. } => (code.len(), *timeout, None),
         };
-        if let Some(d) = timeout(run_timeout)? {
-            limits.timeout = d;
+        // Checked before anything starts: a bad value is an argument error, not a fault.
+        if let Some(ms) = run_timeout {
+            limits.set("timeout", ms).map_err(invalid)?;
         }
-        if let Some(mb) = memory_mb(run_memory)? {
-            limits.set_memory_mb(mb);
+        if let Some(mb) = run_memory {
+            limits.set("memoryLimitMb", f64::from(mb)).map_err(invalid)?;
         }
         let callback: ToolCallback = on_tool_call
             .build_threadsafe_function::<ToolCallArgs>()
@@ -494,7 +467,7 @@ impl NativeExecutor {
                         HandleJob {
                             run_id,
                             code,
-                            timeout: timeout(run_timeout)?,
+                            timeout: run_timeout.map(|_| limits.timeout),
                             sink,
                             events,
                             enqueued_at: Instant::now(),

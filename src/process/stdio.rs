@@ -22,9 +22,8 @@ pub fn make_blocking() {
 /// Stdout without Rust's line buffering (frames are binary: a line buffer would flush at every
 /// 0x0A byte), behind a plain buffer that the engine's writer flushes per burst.
 pub fn raw_stdout() -> BufWriter<File> {
-    // SAFETY: fd 1 is the engine's stdout, open for the life of the process; this File is the
-    // only writer of it in the engine (nothing else in the process prints), and it is never
-    // closed before the process exits (the writer thread owns it until then).
+    // SAFETY: fd 1 (stdout) stays open for the engine process's life; nothing else in it writes
+    // there or closes it, so this File is its only owner.
     let file = unsafe { File::from_raw_fd(1) };
     BufWriter::with_capacity(64 * 1024, file)
 }
