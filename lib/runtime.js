@@ -32,7 +32,7 @@ codemode.step = async (name, fn) => {
   if (decision.kind === "replay") return decision.result;
   if (decision.kind !== "execute") throw new Error("${PAUSE_SENTINEL}");
   const value = await fn();
-  await codemode.__stepRecord(decision.seq, value);
+  await codemode.__stepRecord(decision.seq, value, String(name));
   return value;
 };`;
 
@@ -277,9 +277,8 @@ function platformProvider(setup, bindings, facet, executor, id, cursor) {
         return output.result;
       },
       __stepDecide: async (name) => facet.decide(id, cursor.next(), STEP_CONNECTOR, String(name), undefined, false, false),
-      __stepRecord: async (seq, value) => {
-        const entry = facet.getExecution(id)?.log[Number(seq)];
-        facet.recordResult(id, Number(seq), STEP_CONNECTOR, entry ? entry.method : '', value);
+      __stepRecord: async (seq, value, name) => {
+        facet.recordResult(id, Number(seq), STEP_CONNECTOR, String(name), value);
         return true;
       },
     },
