@@ -10,7 +10,6 @@ use crate::error::Fault;
 use crate::limits::{Limits, MIB};
 use crate::pool::{Completion, FaultInjection, HandleJob, Job, Outcome, Pool, Report};
 use crate::process::host::{EngineCommand, ProcessPool, RunKind, Submission};
-use crate::sandbox::RunOutput;
 use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
@@ -408,17 +407,7 @@ impl NativeExecutor {
             limits.max_code_bytes,
             "maxCodeBytes",
         ) {
-            let output = RunOutput {
-                error: Some(message),
-                ..RunOutput::default()
-            };
-            let report = report(Ok(Report {
-                output,
-                queued: Duration::ZERO,
-                run: Duration::ZERO,
-                total: Duration::ZERO,
-                handle_id: 0,
-            }));
+            let report = report(Ok(Report::not_started(message, Duration::ZERO)));
             deferred.resolve(Box::new(move |_env| Ok(report)));
             return Ok(promise);
         }

@@ -39,6 +39,23 @@ pub struct Report {
     pub handle_id: u64,
 }
 
+impl Report {
+    /// A run that ended with `message` before it could start (cancelled while queued, or
+    /// refused by a bound), having waited `waited`.
+    pub fn not_started(message: String, waited: Duration) -> Report {
+        Report {
+            output: RunOutput {
+                error: Some(message),
+                ..RunOutput::default()
+            },
+            queued: waited,
+            run: Duration::ZERO,
+            total: waited,
+            handle_id: 0,
+        }
+    }
+}
+
 pub type Outcome = Result<Report, Fault>;
 type Callback = Box<dyn FnOnce(Outcome) + Send>;
 
@@ -363,18 +380,8 @@ fn worker_main(shared: Arc<Shared>, id: usize) {
             continue;
         }
         if let Some(message) = lock(&shared.cancelled).remove(&job.run_id) {
-            let output = RunOutput {
-                error: Some(message),
-                ..RunOutput::default()
-            };
             let waited = job.enqueued_at.elapsed();
-            job.completion.finish(Ok(Report {
-                output,
-                queued: waited,
-                run: Duration::ZERO,
-                total: waited,
-                handle_id: 0,
-            }));
+            job.completion.finish(Ok(Report::not_started(message, waited)));
             continue;
         }
         // Set by whoever closes this job's slot first: this worker when the run returns, or

@@ -269,16 +269,9 @@ impl ProcessPool {
             let submission = state.queue.remove(at).expect("position is in range");
             drop(state);
             let waited = submission.enqueued_at.elapsed();
-            submission.completion.finish(Ok(Report {
-                output: RunOutput {
-                    error: Some(message),
-                    ..RunOutput::default()
-                },
-                queued: waited,
-                run: Duration::ZERO,
-                total: waited,
-                handle_id: 0,
-            }));
+            submission
+                .completion
+                .finish(Ok(Report::not_started(message, waited)));
             return true;
         }
         let Some(engine) = state.runs.get(&run_id).map(|r| r.engine) else {
