@@ -27,3 +27,18 @@ test('cloneParse decodes tagged values, also when the tag key is spelled with \\
   assert.equal(escaped.x, undefined);
   assert.deepEqual(codec.cloneParse('{"plain":[1,"two",null]}'), { plain: [1, 'two', null] });
 });
+
+test('the storage codec keeps bigint and binary values and tells undefined from null', () => {
+  const durable = require('../lib/durable.js');
+  const text = durable.stringifyForStorage({ n: 12345678901234567890n, b: new Uint8Array([1, 2]), a: new Uint8Array([9]).buffer, z: null });
+  const back = durable.parseForStorage(text);
+  assert.equal(back.n, 12345678901234567890n);
+  assert.ok(back.b instanceof Uint8Array);
+  assert.deepEqual([...back.b], [1, 2]);
+  assert.ok(back.a instanceof ArrayBuffer);
+  assert.deepEqual([...new Uint8Array(back.a)], [9]);
+  assert.equal(back.z, null);
+  assert.equal(durable.stringifyForStorage(undefined), undefined);
+  assert.equal(durable.parseForStorage(null), undefined);
+  assert.equal(durable.parseForStorage('null'), null);
+});

@@ -351,6 +351,8 @@
     base64ToBytes,
     transportStringify,
     transportParse,
+    transportReplacer,
+    transportReviver,
     cloneStringify,
     cloneParse,
   };

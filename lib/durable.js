@@ -1,34 +1,19 @@
 'use strict';
-// Values in the durable log (spec §4.2, §4.3, §6.6): the storage codec (JSON plus binary and
-// bigint envelopes; `undefined` is "no value"), the stable form used to compare a replayed
-// call's arguments with the recorded ones, and the size-checked conversion with the messages
-// the model reads.
+// Values in the durable log (spec §4.2, §4.3, §6.6): the storage codec (the transport codec's
+// binary envelopes plus a bigint one; `undefined` is "no value"), the stable form used to
+// compare a replayed call's arguments with the recorded ones, and the size-checked conversion
+// with the messages the model reads.
 
-const { BINARY_TAG, bytesToBase64, base64ToBytes } = require('./codec.js');
+const { transportReplacer, transportReviver } = require('./codec.js');
 
 const BIGINT_TAG = '__codemode_bigint_v1__';
 /** Longest serialized value kept in the log, in UTF-16 code units (the spec's "bytes"). */
 const MAX_DURABLE_VALUE_BYTES = 1_000_000;
 
-function binaryEnvelope(value) {
-  if (value instanceof Uint8Array) return { [BINARY_TAG]: 'Uint8Array', data: bytesToBase64(value) };
-  if (value instanceof ArrayBuffer) return { [BINARY_TAG]: 'ArrayBuffer', data: bytesToBase64(new Uint8Array(value)) };
-  if (ArrayBuffer.isView(value)) {
-    return { [BINARY_TAG]: 'ArrayBufferView', data: bytesToBase64(new Uint8Array(value.buffer, value.byteOffset, value.byteLength)) };
-  }
-  return value;
-}
-
-function fromBinaryEnvelope(value) {
-  if (value === null || typeof value !== 'object' || !(BINARY_TAG in value) || typeof value.data !== 'string') return value;
-  const bytes = base64ToBytes(value.data);
-  return value[BINARY_TAG] === 'ArrayBuffer' ? bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) : bytes;
-}
-
 /** JSON text for a durable column; `undefined` for `undefined`. Throws where JSON would. */
 function stringifyForStorage(value) {
   if (value === undefined) return undefined;
-  return JSON.stringify(value, (key, nested) => (typeof nested === 'bigint' ? { [BIGINT_TAG]: nested.toString() } : binaryEnvelope(nested)));
+  return JSON.stringify(value, (key, nested) => (typeof nested === 'bigint' ? { [BIGINT_TAG]: nested.toString() } : transportReplacer(key, nested)));
 }
 
 /** The value of a durable column: `null`/`undefined` (SQL NULL) → `undefined`. */
@@ -38,7 +23,7 @@ function parseForStorage(text) {
     if (nested !== null && typeof nested === 'object' && BIGINT_TAG in nested && typeof nested[BIGINT_TAG] === 'string') {
       return BigInt(nested[BIGINT_TAG]);
     }
-    return fromBinaryEnvelope(nested);
+    return transportReviver(key, nested);
   });
 }
 
