@@ -52,9 +52,9 @@ test('an engine that aborts costs only its runs: ERR_WORKER_LOST naming the sign
     while (ex.stats().busy < 1) await new Promise((r) => setTimeout(r, 10));
     const killer = ex.execute({ code: 'async () => 1', __faultInjection: 'abort' });
     const queued = [1, 2, 3].map((n) => ex.execute({ code: 'async () => ' + n }));
+    // Handlers go on both lost runs at once: they reject together, in no set order.
     const outcome = (p) => p.then(() => null, (e) => ({ code: e.code, message: e.message }));
-    const h = await outcome(holder);
-    const k = await outcome(killer);
+    const [h, k] = await Promise.all([outcome(holder), outcome(killer)]);
     const q = await Promise.all(queued);
     const after = await ex.execute({ code: 'async () => "after"' });
     const stats = ex.stats();
