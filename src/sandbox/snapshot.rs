@@ -78,9 +78,42 @@ fn snapshot() -> Result<&'static Snapshot, String> {
 /// Isolate parameters that start from the bootstrap snapshot.
 pub(crate) fn create_params() -> Result<v8::CreateParams, String> {
     let snapshot = snapshot()?;
-    Ok(v8::CreateParams::default()
+    keep_isolate_group_alive(snapshot);
+    Ok(params_for(snapshot))
+}
+
+fn params_for(snapshot: &Snapshot) -> v8::CreateParams {
+    v8::CreateParams::default()
         .snapshot_blob(v8::StartupData::from(snapshot.blob))
-        .external_references(Cow::Borrowed(external_references())))
+        .external_references(Cow::Borrowed(external_references()))
+}
+
+/// V8 frees the read-only heap that all isolates of the process share (and stops the optimizing
+/// compiler's threads) when the last isolate goes away, and builds both again for the next one.
+/// A pool that replaces its isolate after every run empties the group often (with one worker,
+/// after every run) and then pays for a whole read-only heap per isolate. One idle isolate, made
+/// from the same snapshot (its read-only part must be the one every later isolate expects) and
+/// never given a run, keeps the group populated for the life of the process.
+fn keep_isolate_group_alive(snapshot: &'static Snapshot) {
+    static ANCHOR: std::sync::Once = std::sync::Once::new();
+    ANCHOR.call_once(|| {
+        let (ready, created) = std::sync::mpsc::channel();
+        let spawned = std::thread::Builder::new()
+            .name("codemode-v8-anchor".into())
+            .stack_size(256 * 1024)
+            .spawn(move || {
+                // Held, and entered on this thread, until the process ends.
+                let _anchor = v8::Isolate::new(params_for(snapshot).heap_limits(0, 8 << 20));
+                let _ = ready.send(());
+                loop {
+                    std::thread::park();
+                }
+            });
+        if spawned.is_ok() {
+            // Wait until it exists, so that no worker's isolate is the group's last before it.
+            let _ = created.recv();
+        }
+    });
 }
 
 fn make_snapshot() -> Result<Snapshot, String> {
