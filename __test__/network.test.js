@@ -127,6 +127,49 @@ test('crypto.subtle.digest matches Node for every supported algorithm', async ()
   assert.deepEqual(out.result, [expected, 'NotSupportedError']);
 });
 
+test('the network globals are built on first use; what the program did to them before stands', async () => {
+  const out = await ex.execute(`async () => {
+    const gopd = Object.getOwnPropertyDescriptor;
+    const listed = Object.keys(globalThis).filter((k) => ['URL', 'fetch', 'Headers'].includes(k));
+    const mine = () => 'mine';
+    globalThis.fetch = mine;
+    delete globalThis.Headers;
+    // Intrinsics the globals are built from, broken by the program before their first use.
+    globalThis.Symbol = undefined;
+    Object.getOwnPropertyNames = null;
+    Object.getOwnPropertyDescriptor = null;
+    const response = new Response('body text', { status: 201 });
+    const url = new URL('https://example.com/a?b=1');
+    const d = gopd(globalThis, 'URL');
+    return {
+      listed,
+      fetchIsMine: fetch === mine && fetch() === 'mine',
+      headers: typeof Headers,
+      text: await response.text(),
+      status: response.status,
+      tag: String(response),
+      search: url.searchParams.get('b'),
+      url: { writable: d.writable, enumerable: d.enumerable, configurable: d.configurable, data: 'value' in d },
+      fetchIsData: 'value' in gopd(globalThis, 'fetch'),
+    };
+  }`, []);
+  assert.equal(out.error, undefined, out.error);
+  assert.deepEqual(out.result, {
+    listed: [],
+    fetchIsMine: true,
+    headers: 'undefined',
+    text: 'body text',
+    status: 201,
+    tag: '[object Response]',
+    search: '1',
+    url: { writable: true, enumerable: false, configurable: true, data: true },
+    fetchIsData: true,
+  });
+  // A program that only reads one name gets the same objects as one that reads them all.
+  const first = await ex.execute('async () => [typeof AbortController, new AbortController().signal instanceof EventTarget, typeof fetch]', []);
+  assert.deepEqual(first.result, ['function', true, 'function']);
+});
+
 test('fetch reaches the outbound handler with a real Request and streams its Response back', async () => {
   const seen = [];
   const handler = async (request) => {

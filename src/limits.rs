@@ -197,9 +197,7 @@ impl Limits {
             "maxRetained" => self.max_retained = int(0, 100_000)? as usize,
             "retainedIdleMs" => self.retained_idle = ms(1.0, MAX_TIMEOUT_MS)?,
             "processes" => self.processes = int(1, 64)? as usize,
-            "processMemoryLimitMb" => {
-                self.process_memory_bytes = int(64, 1 << 20)? as usize * MIB
-            }
+            "processMemoryLimitMb" => self.process_memory_bytes = int(64, 1 << 20)? as usize * MIB,
             "heartbeatIntervalMs" => self.heartbeat_interval = ms(10.0, 60_000.0)?,
             "heartbeatTimeoutMs" => self.heartbeat_timeout = ms(50.0, 600_000.0)?,
             "workerNice" => self.worker_nice = int(0, 19)? as i32,
@@ -227,7 +225,10 @@ impl Limits {
             ("maxRetained", self.max_retained as f64),
             ("retainedIdleMs", ms(self.retained_idle)),
             ("processes", self.processes as f64),
-            ("processMemoryLimitMb", (self.process_memory_cap() / MIB) as f64),
+            (
+                "processMemoryLimitMb",
+                (self.process_memory_cap() / MIB) as f64,
+            ),
             ("heartbeatIntervalMs", ms(self.heartbeat_interval)),
             ("heartbeatTimeoutMs", ms(self.heartbeat_timeout)),
             ("workerNice", self.worker_nice as f64),
@@ -302,7 +303,10 @@ mod tests {
         l.set("processMemoryLimitMb", 512.0).unwrap();
         let back = Limits::from_options_json(&l.to_options_json()).unwrap();
         assert_eq!(back, l);
-        assert!(l.set("workers", 0.0).unwrap_err().contains("between 1 and 256"));
+        assert!(l
+            .set("workers", 0.0)
+            .unwrap_err()
+            .contains("between 1 and 256"));
         assert!(l.set("workers", 1.5).is_err());
         assert!(l.set("nope", 1.0).unwrap_err().contains("unknown option"));
         assert!(Limits::from_options_json("[]").is_err());

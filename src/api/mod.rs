@@ -20,7 +20,6 @@ use std::time::{Duration, Instant};
 /// Environment variable that enables the fault-injection hook used by the supervision tests.
 const FAULT_INJECTION_ENV: &str = "CODEMODE_EXECUTOR_FAULT_INJECTION";
 
-
 /// Options of the native executor (the JS wrapper validates them first, with the same rules).
 #[napi(object)]
 pub struct NativeOptions {
@@ -271,7 +270,9 @@ fn handle_id_of(value: f64) -> Result<u64> {
     if value.is_finite() && value >= 1.0 && value.fract() == 0.0 && value <= 2f64.powi(53) {
         Ok(value as u64)
     } else {
-        Err(invalid(format!("handleId must be a positive integer (got {value})")))
+        Err(invalid(format!(
+            "handleId must be a positive integer (got {value})"
+        )))
     }
 }
 
@@ -392,7 +393,9 @@ impl NativeExecutor {
             limits.set("timeout", ms).map_err(invalid)?;
         }
         if let Some(mb) = run_memory {
-            limits.set("memoryLimitMb", f64::from(mb)).map_err(invalid)?;
+            limits
+                .set("memoryLimitMb", f64::from(mb))
+                .map_err(invalid)?;
         }
         let callback: ToolCallback = on_tool_call
             .build_threadsafe_function::<ToolCallArgs>()

@@ -138,7 +138,14 @@ impl NativeStore {
     }
 
     #[napi]
-    pub fn begin(&self, runtime: String, id: String, code: String, connectors_json: String, max_executions: i64) -> Result<()> {
+    pub fn begin(
+        &self,
+        runtime: String,
+        id: String,
+        code: String,
+        connectors_json: String,
+        max_executions: i64,
+    ) -> Result<()> {
         self.store
             .begin(&runtime, &id, &code, &connectors_json, max_executions)
             .map_err(thrown)
@@ -190,7 +197,14 @@ impl NativeStore {
 
     /// `error` set: the result cannot be recorded, and the run fails with that message.
     #[napi]
-    pub fn record_result(&self, runtime: String, id: String, seq: i64, result: Option<String>, error: Option<String>) -> Result<()> {
+    pub fn record_result(
+        &self,
+        runtime: String,
+        id: String,
+        seq: i64,
+        result: Option<String>,
+        error: Option<String>,
+    ) -> Result<()> {
         let result = match error {
             Some(message) => Err(message),
             None => Ok(result),
@@ -201,14 +215,26 @@ impl NativeStore {
     }
 
     #[napi]
-    pub fn complete(&self, runtime: String, id: String, result: Option<String>, logs_json: Option<String>) -> Result<bool> {
+    pub fn complete(
+        &self,
+        runtime: String,
+        id: String,
+        result: Option<String>,
+        logs_json: Option<String>,
+    ) -> Result<bool> {
         self.store
             .complete(&runtime, &id, result.as_deref(), logs_json.as_deref())
             .map_err(thrown)
     }
 
     #[napi]
-    pub fn fail(&self, runtime: String, id: String, error: String, logs_json: Option<String>) -> Result<bool> {
+    pub fn fail(
+        &self,
+        runtime: String,
+        id: String,
+        error: String,
+        logs_json: Option<String>,
+    ) -> Result<bool> {
         self.store
             .fail(&runtime, &id, &error, logs_json.as_deref())
             .map_err(thrown)
@@ -232,7 +258,9 @@ impl NativeStore {
 
     #[napi]
     pub fn expire_paused(&self, runtime: String, max_age_ms: i64) -> Result<Vec<String>> {
-        self.store.expire_paused(&runtime, max_age_ms).map_err(thrown)
+        self.store
+            .expire_paused(&runtime, max_age_ms)
+            .map_err(thrown)
     }
 
     #[napi]
@@ -266,7 +294,11 @@ impl NativeStore {
     }
 
     #[napi]
-    pub fn list_executions(&self, runtime: String, limit: Option<i64>) -> Result<Vec<NativeExecution>> {
+    pub fn list_executions(
+        &self,
+        runtime: String,
+        limit: Option<i64>,
+    ) -> Result<Vec<NativeExecution>> {
         Ok(self
             .store
             .list_executions(&runtime, limit)
@@ -284,7 +316,10 @@ impl NativeStore {
 
     #[napi]
     pub fn prune_executions(&self, runtime: String, keep: i64) -> Result<u32> {
-        Ok(self.store.prune_executions(&runtime, keep).map_err(thrown)? as u32)
+        Ok(self
+            .store
+            .prune_executions(&runtime, keep)
+            .map_err(thrown)? as u32)
     }
 
     #[napi]

@@ -305,7 +305,8 @@ impl Pool {
         // Retained isolates end with the pool (their threads see the channel close).
         let handles: Vec<u64> = self.shared.retained().drain().map(|(id, _)| id).collect();
         for handle_id in handles {
-            self.shared.handle_closed(handle_id, "the executor was disposed");
+            self.shared
+                .handle_closed(handle_id, "the executor was disposed");
         }
         let shared = self.shared.clone();
         std::thread::spawn(move || {
@@ -381,7 +382,8 @@ fn worker_main(shared: Arc<Shared>, id: usize) {
         }
         if let Some(message) = lock(&shared.cancelled).remove(&job.run_id) {
             let waited = job.enqueued_at.elapsed();
-            job.completion.finish(Ok(Report::not_started(message, waited)));
+            job.completion
+                .finish(Ok(Report::not_started(message, waited)));
             continue;
         }
         // Set by whoever closes this job's slot first: this worker when the run returns, or
@@ -599,8 +601,7 @@ fn run_job(
     let mut kept = None;
     if job.retain && sandbox.reusable() && !claimed.load(Ordering::Acquire) {
         let mut retained = shared.retained();
-        if retained.len() < shared.limits.max_retained && !shared.disposed.load(Ordering::Acquire)
-        {
+        if retained.len() < shared.limits.max_retained && !shared.disposed.load(Ordering::Acquire) {
             let (tx, rx) = crossbeam_channel::unbounded();
             retained.insert(job.run_id, tx);
             report.handle_id = job.run_id;

@@ -11,8 +11,8 @@ use crate::error::Fault;
 use crate::limits::Limits;
 use crate::pool::{Completion, FaultInjection, HandleJob, Job, Outcome, Pool, PoolStats};
 use crate::protocol::{
-    max_frame_bytes, read_frame, EngineMessage, EngineStats, HostMessage, RunReport,
-    RunResult, MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SHUTDOWN_NOW,
+    max_frame_bytes, read_frame, EngineMessage, EngineStats, HostMessage, RunReport, RunResult,
+    MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SHUTDOWN_NOW,
 };
 use crossbeam_channel::{Receiver, Sender};
 use std::cell::Cell;
@@ -312,15 +312,21 @@ impl Engine {
                 run_config_json,
             } => {
                 let fault = match fault_injection.as_deref() {
-                    Some(kind) if self.fault_injection_enabled => {
-                        match engine_fault(kind) {
-                            EngineFault::Pool(f) => Some(f),
-                            EngineFault::None => None,
-                        }
-                    }
+                    Some(kind) if self.fault_injection_enabled => match engine_fault(kind) {
+                        EngineFault::Pool(f) => Some(f),
+                        EngineFault::None => None,
+                    },
                     _ => None,
                 };
-                self.execute(run_id, timeout_ms, memory_mb, flags, fault, code, run_config_json);
+                self.execute(
+                    run_id,
+                    timeout_ms,
+                    memory_mb,
+                    flags,
+                    fault,
+                    code,
+                    run_config_json,
+                );
             }
             HostMessage::Reply {
                 run_id,

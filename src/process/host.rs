@@ -537,8 +537,7 @@ fn monitor(host: &Arc<Host>) {
         let due = state.restart_at.is_none_or(|at| at <= now);
         let serving = state.engines.values().filter(|e| !e.retiring).count();
         if !state.disposed && serving + state.starting < wanted && due {
-            if state.crash_loop.is_some() && state.queue.is_empty() && state.restart_at.is_none()
-            {
+            if state.crash_loop.is_some() && state.queue.is_empty() && state.restart_at.is_none() {
                 // Crash loop: wait for a run to ask for another try.
             } else {
                 state.starting += 1;
@@ -551,7 +550,9 @@ fn monitor(host: &Arc<Host>) {
                     Ok((id, engine)) => {
                         let late_shutdown = state.disposed.then(|| engine.stdin.clone());
                         state.engines.insert(id, engine);
-                        host.counters.engines_started.fetch_add(1, Ordering::Relaxed);
+                        host.counters
+                            .engines_started
+                            .fetch_add(1, Ordering::Relaxed);
                         if let Some(stdin) = late_shutdown {
                             // Disposed while this engine was starting: it drains at once.
                             drop(state);
@@ -597,7 +598,8 @@ fn monitor(host: &Arc<Host>) {
             if let Some(reason) = reason {
                 kills.push((engine.pid, reason.clone()));
                 engine.kill_reason = Some(reason);
-            } else if engine.ready && now.duration_since(engine.last_ping) >= limits.heartbeat_interval
+            } else if engine.ready
+                && now.duration_since(engine.last_ping) >= limits.heartbeat_interval
             {
                 engine.ping_seq += 1;
                 engine.last_ping = now;
@@ -946,7 +948,9 @@ fn update_stats(state: &mut State, id: u64, stats: EngineStats) -> Option<Arc<Mu
 /// Asks a retiring engine to finish its runs and exit; the monitor starts its replacement.
 fn retire_if(host: &Host, stdin: Option<Arc<Mutex<ChildStdin>>>) {
     if let Some(stdin) = stdin {
-        host.counters.engines_retired.fetch_add(1, Ordering::Relaxed);
+        host.counters
+            .engines_retired
+            .fetch_add(1, Ordering::Relaxed);
         let mode = SHUTDOWN_DRAIN;
         send(&stdin, &HostMessage::Shutdown { mode }.encode());
         host.wake.notify_all();
@@ -1058,7 +1062,9 @@ fn death_cause(engine: &Engine, status: Option<std::process::ExitStatus>, tail: 
             use std::os::unix::process::ExitStatusExt;
             match (status.code(), status.signal()) {
                 (Some(code), _) => format!("exited with code {code}"),
-                (None, Some(signal)) => format!("killed by signal {signal} ({})", signal_name(signal)),
+                (None, Some(signal)) => {
+                    format!("killed by signal {signal} ({})", signal_name(signal))
+                }
                 _ => "ended".to_string(),
             }
         }

@@ -298,7 +298,11 @@ impl HostMessage {
             HANDLE_DISPOSE => HostMessage::HandleDispose {
                 handle_id: r.u64()?,
             },
-            other => return Err(DecodeError(format!("unknown host message type 0x{other:02x}"))),
+            other => {
+                return Err(DecodeError(format!(
+                    "unknown host message type 0x{other:02x}"
+                )))
+            }
         };
         r.finish()?;
         Ok(message)
@@ -482,7 +486,12 @@ pub fn write_frame(output: &mut impl Write, frame: &[u8]) -> io::Result<()> {
 
 /// The largest frame either side needs for `limits`-sized payloads: the biggest string a
 /// message may carry plus room for logs and fixed fields.
-pub fn max_frame_bytes(max_code: usize, max_reply: usize, max_result: usize, max_log: usize) -> usize {
+pub fn max_frame_bytes(
+    max_code: usize,
+    max_reply: usize,
+    max_result: usize,
+    max_log: usize,
+) -> usize {
     let biggest = max_code.max(max_reply).max(max_result);
     // A result frame carries the result and the logs (plus per-line headers) and the error text.
     (biggest + max_log * 2 + (1 << 20)).min(HARD_MAX_FRAME_BYTES)
@@ -564,7 +573,9 @@ mod tests {
             workers: 2,
             engine: "test".into(),
         });
-        roundtrip_engine(EngineMessage::Refuse { reason: "no".into() });
+        roundtrip_engine(EngineMessage::Refuse {
+            reason: "no".into(),
+        });
         roundtrip_engine(EngineMessage::ToolCall {
             run_id: 1,
             call_id: 0,

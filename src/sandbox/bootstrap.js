@@ -13,9 +13,6 @@
   // natives.arrayBufferBudget) are read when used: this file runs once, into the startup
   // snapshot, and each isolate sets them on the natives object afterwards.
   const stringSlice = String.prototype.slice;
-  // Per-run configuration hooks of the environment files (web_net.js reads `outbound`).
-  const runHooks = [];
-  natives.runHooks = runHooks;
   const global = globalThis;
   const ObjectCtor = Object;
   const { defineProperty, hasOwn } = Object;
@@ -374,7 +371,8 @@
       });
     }
     if (config.modules !== undefined) natives.registerModules(jsonStringify(config.modules));
-    for (const hook of runHooks) hook(config);
+    // web_net.js's fetch reads this when it is called.
+    natives.outbound = config.outbound === true;
     for (const space of config.namespaces) {
       if (typeof space.prelude === 'string') indirectEval(space.prelude);
     }

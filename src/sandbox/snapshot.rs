@@ -157,13 +157,17 @@ fn build(
         let function = v8::Function::new_raw(tc, callback).ok_or_else(|| fail(name))?;
         set(tc, natives, name, function.into())?;
     }
-    let codec = evaluate(tc, CODEC).map_err(|e| fail(&format!("codec.js: {e}")))?;
+    let codec = evaluate(tc, CODEC, Compile::Eager).map_err(|e| fail(&format!("codec.js: {e}")))?;
     set(tc, natives, "codec", codec)?;
     let natives = v8::Global::new(tc, natives);
-    let core =
-        run_factory(tc, BOOTSTRAP, &natives).map_err(|e| fail(&format!("bootstrap.js: {e}")))?;
-    let web = run_factory(tc, WEB, &natives).map_err(|e| fail(&format!("web.js: {e}")))?;
-    run_factory(tc, WEB_NET, &natives).map_err(|e| fail(&format!("web_net.js: {e}")))?;
+    let core = run_factory(tc, BOOTSTRAP, Compile::Eager, &natives)
+        .map_err(|e| fail(&format!("bootstrap.js: {e}")))?;
+    let web = run_factory(tc, WEB, Compile::Eager, &natives)
+        .map_err(|e| fail(&format!("web.js: {e}")))?;
+    // web_net.js builds its globals on first use (see there); compiling it eagerly would put
+    // bytecode that most runs never execute into every isolate.
+    run_factory(tc, WEB_NET, Compile::Lazy, &natives)
+        .map_err(|e| fail(&format!("web_net.js: {e}")))?;
     let helpers = v8::Object::new(tc);
     for (from, name) in [
         (&core, "prepareRun"),
@@ -236,20 +240,32 @@ fn set(
         .ok_or_else(|| fail(name))
 }
 
-/// Evaluates a script and returns its completion value. Compiled eagerly: every function of
-/// the bootstrap gets its bytecode now, and the snapshot keeps it, so a fresh isolate does not
-/// parse and compile the tool-call and result paths again on first use (measured: about 50 µs
-/// per tool call of a ten-call run went to that).
+/// How a bootstrap script is compiled into the snapshot.
+#[derive(Clone, Copy)]
+enum Compile {
+    /// Every function gets its bytecode now, and the snapshot keeps it, so a fresh isolate does
+    /// not parse and compile the tool-call and result paths again on first use (measured: about
+    /// 50 µs per tool call of a ten-call run went to that).
+    Eager,
+    /// Functions are compiled when first called: for code most runs never reach.
+    Lazy,
+}
+
+/// Evaluates a script and returns its completion value.
 fn evaluate<'s>(
     tc: &mut v8::PinnedRef<'s, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>,
     source: &str,
+    compile: Compile,
 ) -> Result<v8::Local<'s, v8::Value>, String> {
     let source = v8::String::new(tc, source).ok_or("source")?;
     let mut source = v8::script_compiler::Source::new(source, None);
     let script = v8::script_compiler::compile(
         tc,
         &mut source,
-        v8::script_compiler::CompileOptions::EagerCompile,
+        match compile {
+            Compile::Eager => v8::script_compiler::CompileOptions::EagerCompile,
+            Compile::Lazy => v8::script_compiler::CompileOptions::NoCompileOptions,
+        },
         v8::script_compiler::NoCacheReason::NoReason,
     )
     .ok_or_else(|| exception_text(tc))?;
@@ -261,10 +277,11 @@ fn evaluate<'s>(
 fn run_factory(
     tc: &mut BootScope<'_, '_, '_, '_>,
     source: &str,
+    compile: Compile,
     natives: &v8::Global<v8::Object>,
 ) -> Result<v8::Global<v8::Object>, String> {
     let natives = v8::Local::new(tc, natives);
-    let factory = evaluate(tc, source)?;
+    let factory = evaluate(tc, source, compile)?;
     let factory =
         v8::Local::<v8::Function>::try_from(factory).map_err(|_| "not a function".to_string())?;
     let undefined = v8::undefined(tc).into();

@@ -133,7 +133,10 @@ impl Store {
             if let Some(parent) = std::path::Path::new(path).parent() {
                 if !parent.as_os_str().is_empty() {
                     std::fs::create_dir_all(parent).map_err(|e| {
-                        StoreError(format!("codemode store: cannot create {}: {e}", parent.display()))
+                        StoreError(format!(
+                            "codemode store: cannot create {}: {e}",
+                            parent.display()
+                        ))
                     })?;
                 }
             }
@@ -360,7 +363,13 @@ impl Store {
             Ok(tx.execute(
                 "UPDATE cm_executions SET status = 'error', error = ?3, logs = ?4, updated_at = ?5
                  WHERE runtime = ?1 AND id = ?2 AND status = 'running'",
-                params![runtime, id, cut_utf16(error, MAX_ERROR_UNITS), logs_json, now_ms()],
+                params![
+                    runtime,
+                    id,
+                    cut_utf16(error, MAX_ERROR_UNITS),
+                    logs_json,
+                    now_ms()
+                ],
             )? == 1)
         })
     }
@@ -425,7 +434,8 @@ impl Store {
                      WHERE runtime = ?1 AND status IN ('paused','running') AND updated_at < ?2
                      ORDER BY created_at DESC, id DESC",
                 )?;
-                let rows = stmt.query_map(params![runtime, cutoff], |r| Ok((r.get(0)?, r.get(1)?)))?;
+                let rows =
+                    stmt.query_map(params![runtime, cutoff], |r| Ok((r.get(0)?, r.get(1)?)))?;
                 rows.collect::<Result<_, _>>()?
             };
             let mut changed = Vec::new();
@@ -433,7 +443,10 @@ impl Store {
                 let (next, error) = if status == "paused" {
                     ("rejected", "Expired awaiting approval")
                 } else {
-                    ("error", "Expired while running — the host never completed the pass")
+                    (
+                        "error",
+                        "Expired while running — the host never completed the pass",
+                    )
                 };
                 let n = tx.execute(
                     "UPDATE cm_executions SET status = ?4, error = ?5, updated_at = ?6
@@ -490,7 +503,9 @@ impl Store {
         let conn = self.lock();
         let execution = conn
             .query_row(
-                &format!("SELECT {EXECUTION_COLUMNS} FROM cm_executions WHERE runtime = ?1 AND id = ?2"),
+                &format!(
+                    "SELECT {EXECUTION_COLUMNS} FROM cm_executions WHERE runtime = ?1 AND id = ?2"
+                ),
                 params![runtime, id],
                 execution_row,
             )
@@ -505,7 +520,11 @@ impl Store {
     }
 
     /// Executions newest first, each with its log; `limit` caps the count.
-    pub fn list_executions(&self, runtime: &str, limit: Option<i64>) -> StoreResult<Vec<Execution>> {
+    pub fn list_executions(
+        &self,
+        runtime: &str,
+        limit: Option<i64>,
+    ) -> StoreResult<Vec<Execution>> {
         let conn = self.lock();
         let mut stmt = conn.prepare(&format!(
             "SELECT {EXECUTION_COLUMNS} FROM cm_executions WHERE runtime = ?1
@@ -652,7 +671,13 @@ fn entry_at(conn: &Connection, runtime: &str, id: &str, seq: i64) -> StoreResult
         .optional()?)
 }
 
-fn set_entry_state(conn: &Connection, runtime: &str, id: &str, seq: i64, state: &str) -> StoreResult<()> {
+fn set_entry_state(
+    conn: &Connection,
+    runtime: &str,
+    id: &str,
+    seq: i64,
+    state: &str,
+) -> StoreResult<()> {
     conn.execute(
         "UPDATE cm_log SET state = ?4 WHERE runtime = ?1 AND execution_id = ?2 AND seq = ?3",
         params![runtime, id, seq, state],
@@ -688,7 +713,14 @@ fn cut_utf16(text: &str, max_units: usize) -> &str {
 
 /// `#fail` of the spec: the entry at `seq` (if executing or pending) becomes `error`, and the
 /// execution fails with `message`.
-fn fail_run(conn: &Connection, runtime: &str, id: &str, seq: i64, message: &str, now: i64) -> StoreResult<()> {
+fn fail_run(
+    conn: &Connection,
+    runtime: &str,
+    id: &str,
+    seq: i64,
+    message: &str,
+    now: i64,
+) -> StoreResult<()> {
     conn.execute(
         "UPDATE cm_log SET state = 'error'
          WHERE runtime = ?1 AND execution_id = ?2 AND seq = ?3 AND state IN ('executing','pending')",

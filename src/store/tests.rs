@@ -23,24 +23,43 @@ fn status(store: &Store, id: &str) -> String {
 fn a_run_records_replays_and_completes() {
     let store = Store::open(":memory:").unwrap();
     store.begin(RT, "e1", "code", "[\"gh\"]", 50).unwrap();
-    assert_eq!(store.decide(RT, "e1", &call(0, "gh", "list", "{}", false)).unwrap(), Decision::Execute);
-    store.record_result(RT, "e1", 0, Ok(Some("[1,2]".into()))).unwrap();
+    assert_eq!(
+        store
+            .decide(RT, "e1", &call(0, "gh", "list", "{}", false))
+            .unwrap(),
+        Decision::Execute
+    );
+    store
+        .record_result(RT, "e1", 0, Ok(Some("[1,2]".into())))
+        .unwrap();
     // A second pass over the same code replays.
     assert_eq!(
-        store.decide(RT, "e1", &call(0, "gh", "list", "{}", false)).unwrap(),
+        store
+            .decide(RT, "e1", &call(0, "gh", "list", "{}", false))
+            .unwrap(),
         Decision::Replay(Some("[1,2]".into()))
     );
-    store.complete(RT, "e1", Some("3"), Some("[\"log\"]")).unwrap();
+    store
+        .complete(RT, "e1", Some("3"), Some("[\"log\"]"))
+        .unwrap();
     let e = store.get_execution(RT, "e1").unwrap().unwrap();
     assert_eq!(e.status, "completed");
     assert_eq!(e.result.as_deref(), Some("3"));
     assert_eq!(e.log.len(), 1);
     assert_eq!(e.log[0].state, "applied");
     // Not running any more: every decision pauses, nothing is recorded.
-    assert_eq!(store.decide(RT, "e1", &call(1, "gh", "x", "{}", false)).unwrap(), Decision::Pause);
+    assert_eq!(
+        store
+            .decide(RT, "e1", &call(1, "gh", "x", "{}", false))
+            .unwrap(),
+        Decision::Pause
+    );
     assert_eq!(store.get_execution(RT, "e1").unwrap().unwrap().log.len(), 1);
     assert_eq!(
-        store.decide(RT, "nope", &call(0, "gh", "x", "{}", false)).unwrap_err().0,
+        store
+            .decide(RT, "nope", &call(0, "gh", "x", "{}", false))
+            .unwrap_err()
+            .0,
         "No execution \"nope\""
     );
     assert_eq!(
@@ -53,7 +72,12 @@ fn a_run_records_replays_and_completes() {
 fn approval_pauses_then_executes_once_and_a_stale_reject_is_a_no_op() {
     let store = Store::open(":memory:").unwrap();
     store.begin(RT, "e", "code", "[]", 50).unwrap();
-    assert_eq!(store.decide(RT, "e", &call(0, "gh", "create", "{\"t\":1}", true)).unwrap(), Decision::Pause);
+    assert_eq!(
+        store
+            .decide(RT, "e", &call(0, "gh", "create", "{\"t\":1}", true))
+            .unwrap(),
+        Decision::Pause
+    );
     assert_eq!(status(&store, "e"), "paused");
     let pending = store.list_pending(RT, Some("e")).unwrap();
     assert_eq!(pending.len(), 1);
@@ -62,7 +86,12 @@ fn approval_pauses_then_executes_once_and_a_stale_reject_is_a_no_op() {
     assert!(!store.resume(RT, "e").unwrap(), "only a paused run resumes");
     // Pending while running is not listed.
     assert!(store.list_pending(RT, Some("e")).unwrap().is_empty());
-    assert_eq!(store.decide(RT, "e", &call(0, "gh", "create", "{\"t\":1}", true)).unwrap(), Decision::Execute);
+    assert_eq!(
+        store
+            .decide(RT, "e", &call(0, "gh", "create", "{\"t\":1}", true))
+            .unwrap(),
+        Decision::Execute
+    );
     // The entry was claimed (`executing`): a reject now changes nothing.
     assert!(!store.reject(RT, "e", 0).unwrap());
     assert_eq!(status(&store, "e"), "running");
@@ -72,11 +101,16 @@ fn approval_pauses_then_executes_once_and_a_stale_reject_is_a_no_op() {
 fn reject_reverts_the_entry_and_rejects_the_run() {
     let store = Store::open(":memory:").unwrap();
     store.begin(RT, "e", "code", "[]", 50).unwrap();
-    store.decide(RT, "e", &call(0, "gh", "create", "{}", true)).unwrap();
+    store
+        .decide(RT, "e", &call(0, "gh", "create", "{}", true))
+        .unwrap();
     assert!(store.reject(RT, "e", 0).unwrap());
     let e = store.get_execution(RT, "e").unwrap().unwrap();
     assert_eq!(e.status, "rejected");
-    assert_eq!(e.error.as_deref(), Some("Action gh.create rejected by user"));
+    assert_eq!(
+        e.error.as_deref(),
+        Some("Action gh.create rejected by user")
+    );
     assert_eq!(e.log[0].state, "reverted");
     assert!(!store.reject(RT, "e", 0).unwrap());
 }
@@ -85,9 +119,18 @@ fn reject_reverts_the_entry_and_rejects_the_run() {
 fn divergence_fails_the_run_with_the_spec_messages() {
     let store = Store::open(":memory:").unwrap();
     store.begin(RT, "a", "code", "[]", 50).unwrap();
-    store.decide(RT, "a", &call(0, "gh", "list", "{}", false)).unwrap();
-    store.record_result(RT, "a", 0, Ok(Some("1".into()))).unwrap();
-    assert_eq!(store.decide(RT, "a", &call(0, "gh", "other", "{}", false)).unwrap(), Decision::Pause);
+    store
+        .decide(RT, "a", &call(0, "gh", "list", "{}", false))
+        .unwrap();
+    store
+        .record_result(RT, "a", 0, Ok(Some("1".into())))
+        .unwrap();
+    assert_eq!(
+        store
+            .decide(RT, "a", &call(0, "gh", "other", "{}", false))
+            .unwrap(),
+        Decision::Pause
+    );
     let e = store.get_execution(RT, "a").unwrap().unwrap();
     assert_eq!(e.status, "error");
     assert_eq!(
@@ -96,9 +139,18 @@ fn divergence_fails_the_run_with_the_spec_messages() {
     );
 
     store.begin(RT, "b", "code", "[]", 50).unwrap();
-    store.decide(RT, "b", &call(0, "gh", "list", "{\"p\":1}", false)).unwrap();
-    store.record_result(RT, "b", 0, Ok(Some("1".into()))).unwrap();
-    assert_eq!(store.decide(RT, "b", &call(0, "gh", "list", "{\"p\":2}", false)).unwrap(), Decision::Pause);
+    store
+        .decide(RT, "b", &call(0, "gh", "list", "{\"p\":1}", false))
+        .unwrap();
+    store
+        .record_result(RT, "b", 0, Ok(Some("1".into())))
+        .unwrap();
+    assert_eq!(
+        store
+            .decide(RT, "b", &call(0, "gh", "list", "{\"p\":2}", false))
+            .unwrap(),
+        Decision::Pause
+    );
     let e = store.get_execution(RT, "b").unwrap().unwrap();
     assert_eq!(
         e.error.unwrap(),
@@ -106,11 +158,18 @@ fn divergence_fails_the_run_with_the_spec_messages() {
     );
     // Unserializable on either side: no comparison.
     store.begin(RT, "c", "code", "[]", 50).unwrap();
-    store.decide(RT, "c", &call(0, "gh", "list", "{\"p\":1}", false)).unwrap();
-    store.record_result(RT, "c", 0, Ok(Some("1".into()))).unwrap();
+    store
+        .decide(RT, "c", &call(0, "gh", "list", "{\"p\":1}", false))
+        .unwrap();
+    store
+        .record_result(RT, "c", 0, Ok(Some("1".into())))
+        .unwrap();
     let mut unstable = call(0, "gh", "list", "{}", false);
     unstable.args_stable = None;
-    assert_eq!(store.decide(RT, "c", &unstable).unwrap(), Decision::Replay(Some("1".into())));
+    assert_eq!(
+        store.decide(RT, "c", &unstable).unwrap(),
+        Decision::Replay(Some("1".into()))
+    );
 }
 
 #[test]
@@ -123,8 +182,12 @@ fn unrecordable_values_fail_the_run() {
     assert_eq!(status(&store, "e"), "error");
 
     store.begin(RT, "f", "code", "[]", 50).unwrap();
-    store.decide(RT, "f", &call(0, "gh", "get", "{}", false)).unwrap();
-    store.record_result(RT, "f", 0, Err("The result of gh.get is too large".into())).unwrap();
+    store
+        .decide(RT, "f", &call(0, "gh", "get", "{}", false))
+        .unwrap();
+    store
+        .record_result(RT, "f", 0, Err("The result of gh.get is too large".into()))
+        .unwrap();
     let e = store.get_execution(RT, "f").unwrap().unwrap();
     assert_eq!(e.status, "error");
     assert_eq!(e.log[0].state, "error");
@@ -137,7 +200,9 @@ fn ephemeral_entries_reexecute_and_store_no_result() {
     let mut c = call(0, "clock", "now", "{}", false);
     c.ephemeral = true;
     assert_eq!(store.decide(RT, "e", &c).unwrap(), Decision::Execute);
-    store.record_result(RT, "e", 0, Ok(Some("123".into()))).unwrap();
+    store
+        .record_result(RT, "e", 0, Ok(Some("123".into())))
+        .unwrap();
     let entry = &store.get_execution(RT, "e").unwrap().unwrap().log[0];
     assert_eq!(entry.result, None);
     assert_eq!(entry.state, "applied");
@@ -148,27 +213,48 @@ fn ephemeral_entries_reexecute_and_store_no_result() {
 fn expiry_prune_rollback_and_delete() {
     let store = Store::open(":memory:").unwrap();
     store.begin(RT, "p", "code", "[]", 50).unwrap();
-    store.decide(RT, "p", &call(0, "gh", "create", "{}", true)).unwrap();
+    store
+        .decide(RT, "p", &call(0, "gh", "create", "{}", true))
+        .unwrap();
     store.begin(RT, "r", "code", "[]", 50).unwrap();
     std::thread::sleep(Duration::from_millis(3));
     let mut expired = store.expire_paused(RT, 0).unwrap();
     expired.sort();
     assert_eq!(expired, vec!["p".to_string(), "r".to_string()]);
     let p = store.get_execution(RT, "p").unwrap().unwrap();
-    assert_eq!((p.status.as_str(), p.error.as_deref()), ("rejected", Some("Expired awaiting approval")));
+    assert_eq!(
+        (p.status.as_str(), p.error.as_deref()),
+        ("rejected", Some("Expired awaiting approval"))
+    );
     assert_eq!(p.log[0].state, "reverted");
     let r = store.get_execution(RT, "r").unwrap().unwrap();
     assert_eq!(r.status, "error");
-    assert_eq!(r.error.as_deref(), Some("Expired while running — the host never completed the pass"));
+    assert_eq!(
+        r.error.as_deref(),
+        Some("Expired while running — the host never completed the pass")
+    );
 
     store.begin(RT, "w", "code", "[]", 50).unwrap();
     for seq in 0..3 {
-        store.decide(RT, "w", &call(seq, "gh", "put", "{}", false)).unwrap();
-        store.record_result(RT, "w", seq, Ok(Some("1".into()))).unwrap();
+        store
+            .decide(RT, "w", &call(seq, "gh", "put", "{}", false))
+            .unwrap();
+        store
+            .record_result(RT, "w", seq, Ok(Some("1".into())))
+            .unwrap();
     }
-    store.decide(RT, "w", &call(3, STEP_CONNECTOR, "s", "null", false)).unwrap();
-    store.record_result(RT, "w", 3, Ok(Some("1".into()))).unwrap();
-    let seqs: Vec<i64> = store.actions_to_revert(RT, "w").unwrap().iter().map(|e| e.seq).collect();
+    store
+        .decide(RT, "w", &call(3, STEP_CONNECTOR, "s", "null", false))
+        .unwrap();
+    store
+        .record_result(RT, "w", 3, Ok(Some("1".into())))
+        .unwrap();
+    let seqs: Vec<i64> = store
+        .actions_to_revert(RT, "w")
+        .unwrap()
+        .iter()
+        .map(|e| e.seq)
+        .collect();
     assert_eq!(seqs, vec![2, 1, 0]);
     store.mark_reverted(RT, "w", 2).unwrap();
     store.mark_rolled_back(RT, "w").unwrap();
@@ -183,9 +269,17 @@ fn expiry_prune_rollback_and_delete() {
     store.begin(RT, "live", "code", "[]", 50).unwrap();
     // Terminal: p, r, w, t0..t4 = 8; keep 3 → 5 deleted; `live` untouched.
     assert_eq!(store.prune_executions(RT, 3).unwrap(), 5);
-    let ids: Vec<String> = store.list_executions(RT, None).unwrap().into_iter().map(|e| e.id).collect();
+    let ids: Vec<String> = store
+        .list_executions(RT, None)
+        .unwrap()
+        .into_iter()
+        .map(|e| e.id)
+        .collect();
     assert_eq!(ids, vec!["live", "t4", "t3", "t2"]);
-    assert_eq!(store.delete_execution(RT, "live").unwrap().as_deref(), Some("running"));
+    assert_eq!(
+        store.delete_execution(RT, "live").unwrap().as_deref(),
+        Some("running")
+    );
     assert_eq!(store.delete_execution(RT, "live").unwrap(), None);
 }
 
@@ -211,7 +305,10 @@ fn runtimes_are_partitions_and_snippets_upsert() {
         .into_iter()
         .map(|s| (s.name, s.description))
         .collect();
-    assert_eq!(names, vec![("B-two".into(), "y".into()), ("b-one".into(), "z".into())]);
+    assert_eq!(
+        names,
+        vec![("B-two".into(), "y".into()), ("b-one".into(), "z".into())]
+    );
     assert!(store.snippets("b").unwrap().is_empty());
     assert!(store.delete_snippet("a", "b-one").unwrap());
     assert!(!store.delete_snippet("a", "b-one").unwrap());
@@ -228,14 +325,19 @@ fn racing_approve_and_reject_from_two_connections_apply_at_most_once() {
         {
             let store = Store::open(&path).unwrap();
             store.begin(RT, &id, "code", "[]", 1000).unwrap();
-            store.decide(RT, &id, &call(0, "gh", "create", "{}", true)).unwrap();
+            store
+                .decide(RT, &id, &call(0, "gh", "create", "{}", true))
+                .unwrap();
         }
         let approve = {
             let (path, id) = (path.clone(), id.clone());
             std::thread::spawn(move || {
                 let store = Store::open(&path).unwrap();
                 if store.resume(RT, &id).unwrap() {
-                    store.decide(RT, &id, &call(0, "gh", "create", "{}", true)).unwrap() == Decision::Execute
+                    store
+                        .decide(RT, &id, &call(0, "gh", "create", "{}", true))
+                        .unwrap()
+                        == Decision::Execute
                 } else {
                     false
                 }
@@ -247,7 +349,10 @@ fn racing_approve_and_reject_from_two_connections_apply_at_most_once() {
         };
         let executed = approve.join().unwrap();
         let rejected = reject.join().unwrap();
-        assert!(executed ^ rejected, "round {round}: executed {executed}, rejected {rejected}");
+        assert!(
+            executed ^ rejected,
+            "round {round}: executed {executed}, rejected {rejected}"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -259,7 +364,14 @@ fn a_newer_schema_is_refused() {
     let path = dir.join("x.db");
     let path = path.to_str().unwrap();
     drop(Store::open(path).unwrap());
-    Connection::open(path).unwrap().pragma_update(None, "user_version", 99).unwrap();
-    assert!(Store::open(path).err().unwrap().0.contains("schema version 99"));
+    Connection::open(path)
+        .unwrap()
+        .pragma_update(None, "user_version", 99)
+        .unwrap();
+    assert!(Store::open(path)
+        .err()
+        .unwrap()
+        .0
+        .contains("schema version 99"));
     let _ = std::fs::remove_dir_all(&dir);
 }
