@@ -61,6 +61,12 @@ export declare class NativeStore {
   deleteSnippet(runtime: string, name: string): boolean
 }
 
+/**
+ * Measures [`NativeFloors`] on a thread of its own (never V8 on the caller's thread). Blocks
+ * for roughly `samples` × 1.5 ms.
+ */
+export declare function measureFloors(samples: number): NativeFloors
+
 /** One call to decide on (see `store::Call`). */
 export interface NativeCall {
   seq: number
@@ -93,6 +99,16 @@ export interface NativeExecution {
   createdAt: number
   updatedAt: number
   log: Array<NativeLogEntry>
+}
+
+/**
+ * The floor under every execution on this machine (`bench/`): median CPU of each phase of a
+ * fresh isolate's life.
+ */
+export interface NativeFloors {
+  isolateCreateMs: number
+  isolateRestoreMs: number
+  isolateDropMs: number
 }
 
 /** A further run in a retained isolate. */

@@ -837,4 +837,5 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.NativeExecutor = nativeBinding.NativeExecutor
 module.exports.NativeStore = nativeBinding.NativeStore
+module.exports.measureFloors = nativeBinding.measureFloors
 module.exports.serveEngine = nativeBinding.serveEngine

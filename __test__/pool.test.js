@@ -114,3 +114,15 @@ test('worker threads run at the workerNice priority (default 10), below the host
   }
   assert.throws(() => new IsolateExecutor({ workerNice: 20 }), { code: 'ERR_INVALID_ARGUMENT' });
 });
+
+test("measureFloors (the bench's isolate floor) times each phase of a fresh isolate and refuses bad sample counts", () => {
+  const { measureFloors } = require('../index.js');
+  const floors = measureFloors(5);
+  assert.deepEqual(Object.keys(floors).sort(), ['isolateCreateMs', 'isolateDropMs', 'isolateRestoreMs']);
+  for (const [phase, ms] of Object.entries(floors)) {
+    assert.ok(Number.isFinite(ms) && ms > 0 && ms < 1000, `${phase}: ${ms}`);
+  }
+  for (const bad of [0, 10_001]) {
+    assert.throws(() => measureFloors(bad), /ERR_INVALID_ARGUMENT: samples must be between 1 and 10000/);
+  }
+});

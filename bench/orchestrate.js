@@ -149,6 +149,20 @@ async function idleMemory(variants, labels) {
   return out;
 }
 
+// The floor under our numbers on this machine (the addon's measureFloors, in a fresh process):
+// CPU of each phase of a fresh isolate.
+function measureFloors() {
+  const root = path.resolve(__dirname, '..');
+  const script = `const n = require(${JSON.stringify(path.join(root, 'index.js'))});
+    process.stdout.write(JSON.stringify(typeof n.measureFloors === 'function'
+      ? n.measureFloors(300) : { error: 'this build has no measureFloors' }));`;
+  try {
+    return JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 120_000 }));
+  } catch (error) {
+    return { error: error.message.split('\n')[0] };
+  }
+}
+
 async function orchestrate({ preset, mode, order, only, out }) {
   const machine = describeMachine();
   const calibration = calibrateCpuLoop(50);
@@ -168,6 +182,8 @@ async function orchestrate({ preset, mode, order, only, out }) {
   const idleVariants = started.map((p) => p.id).filter((id) => /^codemode-(thread|process|default)$/.test(id));
   const labels = Object.fromEntries(started.map((p) => [p.id, p.info.label]));
   const idle = await idleMemory(idleVariants, labels);
+  const floors = idleVariants.length > 0 ? measureFloors() : null;
+  if (floors) log('floors measured');
   machine.loadAverageAfter = require('node:os').loadavg().map((n) => +n.toFixed(2));
 
   const run = {
@@ -185,6 +201,7 @@ async function orchestrate({ preset, mode, order, only, out }) {
     workloads: Object.fromEntries(order.map((key) => [key, { title: work[key].title, code: work[key].code }])),
     order,
     idle,
+    floors,
   };
   const summary = summarizeResults(run, rounds.results);
   fs.writeFileSync(out, renderReport(summary));

@@ -182,6 +182,22 @@ function idleSection(s) {
   return table(['variant', 'RSS, workers: 1 (MB)', 'RSS, workers: 32 (MB)', 'per warm isolate (MB)', 'isolates created (32)', 'child processes (32)', 'error'], rows);
 }
 
+function floorsSection(s) {
+  const f = s.floors;
+  if (!f) return 'Not measured (no codemode variant ran).';
+  if (f.error) return `Not measured: ${f.error}.`;
+  return `${table(['', 'median CPU (ms)'], [
+    ['\`v8::Isolate::new\` from our snapshot', fmt(f.isolateCreateMs)],
+    ['restoring the bootstrapped context', fmt(f.isolateRestoreMs)],
+    ['dropping the isolate', fmt(f.isolateDropMs)],
+    ['a fresh isolate, in all', fmt(f.isolateCreateMs + f.isolateRestoreMs + f.isolateDropMs)],
+  ])}
+
+Every execution pays for one fresh isolate on a worker thread, whatever the pool does around
+it: this is the CPU floor under W1's and W4's CPU per execution above (measured by the addon's
+\`measureFloors\`, in a fresh process, after the peers ran).`;
+}
+
 function errorsSection(s) {
   const lines = [];
   for (const f of s.failed) lines.push(`- **${f.label}** did not run: ${f.reason.split('\n').slice(0, 3).join(' ')}`);
@@ -281,6 +297,10 @@ ${toolCallTable(s)}
 ## Idle memory per warm isolate (ours)
 
 ${idleSection(s)}
+
+## Floors on this machine (ours)
+
+${floorsSection(s)}
 
 ## Failures and errors
 

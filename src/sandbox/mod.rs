@@ -2,6 +2,7 @@
 //! bootstrap installed, and the run itself (providers, program, promise pumping, results).
 
 mod allocator;
+pub mod cost;
 mod modules;
 mod natives;
 mod snapshot;
