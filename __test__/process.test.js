@@ -119,6 +119,37 @@ test('an engine that stops answering heartbeats is killed and replaced', async (
   assert.equal(child.report.next, 'next');
 });
 
+test('a frame larger than the pipe, sent to an engine that stopped reading, never blocks the host', async () => {
+  const child = await runChild(`
+    const ex = new lib.IsolateExecutor({ isolation: 'process', workers: 2, heartbeatIntervalMs: 20, heartbeatTimeoutMs: 300 });
+    await ex.execute({ code: 'async () => 0' });
+    let ticks = 0;
+    const ticker = setInterval(() => { ticks++; }, 10);
+    const outcome = (p) => p.then((o) => ({ result: o.result }), (e) => ({ code: e.code, message: e.message }));
+    // The engine stops reading; the next run's code (1 MB) cannot fit in the pipe's buffer.
+    const hung = outcome(ex.execute({ code: 'async () => 1', __faultInjection: 'hang' }));
+    await new Promise((r) => setTimeout(r, 50));
+    const submitted = Date.now();
+    const big = outcome(ex.execute({ code: 'async () => ' + JSON.stringify('x'.repeat(1 << 20)) + '.length' }));
+    const returnedAfter = Date.now() - submitted;
+    const [h, b] = await Promise.all([hung, big]);
+    clearInterval(ticker);
+    const next = await ex.execute({ code: 'async () => "next"' });
+    report({ h, b, returnedAfter, ticks, next: next.result });
+    await ex.dispose();
+  `, { env: FAULTS, timeoutMs: 30_000 });
+  assert.equal(child.signal, null, 'the host process hung and was killed');
+  assert.equal(child.code, 0, child.stderr);
+  const r = child.report;
+  assert.ok(r.returnedAfter < 200, `execute() blocked the host for ${r.returnedAfter} ms`);
+  assert.ok(r.ticks >= 10, `the event loop ticked only ${r.ticks} times`);
+  assert.equal(r.h.code, 'ERR_WORKER_LOST');
+  assert.match(r.h.message, /stopped answering heartbeats/);
+  // The big run was handed to the wedged engine, so it is lost with it.
+  assert.equal(r.b.code, 'ERR_WORKER_LOST');
+  assert.equal(r.next, 'next');
+});
+
 test('an engine over its memory cap is killed and replaced (growth outside the V8 heap)', async () => {
   const child = await runChild(`
     const ex = new lib.IsolateExecutor({ isolation: 'process', workers: 1, processMemoryLimitMb: 256, heartbeatIntervalMs: 20 });

@@ -6,21 +6,23 @@
 //!
 //! Threads: one monitor per pool (start, ping, memory, deadlines, restart backoff), and per
 //! engine a frame reader and a stderr reader. Frames to an engine are written by whoever
-//! produces them, under that engine's stdin lock; the engine drains its input without ever
-//! blocking on its output, so these writes cannot deadlock.
+//! produces them, without ever blocking (`engine_input`): what the pipe cannot take at once is
+//! written by a short-lived flusher thread, so an engine that stops reading cannot stall the
+//! host's JavaScript thread or the monitor that will kill it.
 
+use super::engine_input::EngineInput;
 use crate::bridge::{check_size, ToolCall, ToolSink};
 use crate::error::{ErrorCode, Fault};
 use crate::limits::Limits;
 use crate::pool::{Completion, Outcome, Report};
 use crate::protocol::{
-    max_frame_bytes, read_frame, write_frame, EngineMessage, EngineStats, HostMessage, RunResult,
-    FLAG_RETAIN, MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SHUTDOWN_DRAIN,
+    max_frame_bytes, read_frame, EngineMessage, EngineStats, HostMessage, RunResult, FLAG_RETAIN,
+    MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SHUTDOWN_DRAIN,
 };
 use crate::sandbox::RunOutput;
 use std::collections::{HashMap, VecDeque};
 use std::io::Read;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -89,7 +91,7 @@ struct InFlight {
 
 struct Engine {
     pid: u32,
-    stdin: Arc<Mutex<ChildStdin>>,
+    stdin: Arc<EngineInput>,
     ready: bool,
     /// Set once the reader saw the engine's output close (it is being reaped: never kill it).
     exiting: bool,
@@ -444,7 +446,7 @@ fn register(
     engine_id: u64,
     submission: Submission,
     takes_slot: bool,
-) -> Arc<Mutex<ChildStdin>> {
+) -> Arc<EngineInput> {
     let limits = &host.limits;
     let give_up_at = Instant::now()
         + submission.timeout
@@ -476,7 +478,7 @@ fn register(
 
 /// Moves queued runs to engines with a free worker. Returns the frames to write (outside the
 /// state lock).
-fn pump(host: &Host, state: &mut State) -> Vec<(Arc<Mutex<ChildStdin>>, Vec<u8>)> {
+fn pump(host: &Host, state: &mut State) -> Vec<(Arc<EngineInput>, Vec<u8>)> {
     let mut out = Vec::new();
     while !state.queue.is_empty() {
         let free = state
@@ -500,16 +502,15 @@ fn pump(host: &Host, state: &mut State) -> Vec<(Arc<Mutex<ChildStdin>>, Vec<u8>)
     out
 }
 
-fn write_all(frames: Vec<(Arc<Mutex<ChildStdin>>, Vec<u8>)>) {
+fn write_all(frames: Vec<(Arc<EngineInput>, Vec<u8>)>) {
     for (stdin, frame) in frames {
         send(&stdin, &frame);
     }
 }
 
-/// Writes one frame. A failed write means the engine is gone; its reader handles that.
-fn send(stdin: &Mutex<ChildStdin>, frame: &[u8]) -> bool {
-    let mut stdin = stdin.lock().unwrap_or_else(|p| p.into_inner());
-    write_frame(&mut *stdin, frame).is_ok()
+/// Sends one frame without blocking. False means the engine is gone; its reader handles that.
+fn send(stdin: &Arc<EngineInput>, frame: &[u8]) -> bool {
+    stdin.send(frame)
 }
 
 fn backoff(limits: &Limits, failures: u32) -> Duration {
@@ -708,7 +709,7 @@ fn spawn_engine(host: &Arc<Host>) -> Result<(u64, Engine), String> {
     let stdin = child.stdin.take().expect("piped stdin");
     let stdout = child.stdout.take().expect("piped stdout");
     let stderr = child.stderr.take().expect("piped stderr");
-    let stdin = Arc::new(Mutex::new(stdin));
+    let stdin = EngineInput::new(stdin);
     let hello = HostMessage::Hello {
         min_version: MIN_PROTOCOL_VERSION,
         max_version: PROTOCOL_VERSION,
@@ -934,7 +935,7 @@ fn on_message(host: &Arc<Host>, id: u64, message: EngineMessage) {
 
 /// Records an engine's counters. When they show a newly abandoned thread, marks the engine
 /// retiring and returns its stdin, to be sent `Shutdown` (drain) outside the lock.
-fn update_stats(state: &mut State, id: u64, stats: EngineStats) -> Option<Arc<Mutex<ChildStdin>>> {
+fn update_stats(state: &mut State, id: u64, stats: EngineStats) -> Option<Arc<EngineInput>> {
     let engine = state.engines.get_mut(&id)?;
     let abandoned_more = stats.abandoned > engine.stats.abandoned;
     engine.stats = stats;
@@ -946,7 +947,7 @@ fn update_stats(state: &mut State, id: u64, stats: EngineStats) -> Option<Arc<Mu
 }
 
 /// Asks a retiring engine to finish its runs and exit; the monitor starts its replacement.
-fn retire_if(host: &Host, stdin: Option<Arc<Mutex<ChildStdin>>>) {
+fn retire_if(host: &Host, stdin: Option<Arc<EngineInput>>) {
     if let Some(stdin) = stdin {
         host.counters
             .engines_retired

@@ -5,5 +5,6 @@
 //! - `host`: the parent side (spawn, hand out runs, forward tool calls, supervise, replace).
 
 pub mod engine;
+mod engine_input;
 pub mod host;
 pub mod stdio;
