@@ -150,6 +150,40 @@ test('a frame larger than the pipe, sent to an engine that stopped reading, neve
   assert.equal(r.next, 'next');
 });
 
+test('an engine that leaves more than its backlog cap unread is killed at once, not after the heartbeat timeout', async () => {
+  const child = await runChild(`
+    // Cap: 8 x the largest frame (64 KB) = 512 KB of frames waiting for the engine.
+    const ex = new lib.IsolateExecutor({ isolation: 'process', workers: 2, limits: { maxReplyBytes: 65536, maxCodeBytes: 65536 }, heartbeatIntervalMs: 50, heartbeatTimeoutMs: 60000 });
+    await ex.execute({ code: 'async () => 0' });
+    const outcome = (p) => p.then((o) => ({ result: o.result }), (e) => ({ code: e.code, message: e.message }));
+    // Twenty calls wait for their replies; then the engine stops reading; then the replies
+    // (60 KB each, 1.2 MB in all) are sent to it.
+    let arrived = 0;
+    let release;
+    const gate = new Promise((r) => { release = r; });
+    const dispatch = async () => { arrived++; await gate; return JSON.stringify({ result: 'y'.repeat(60000) }); };
+    const waiting = outcome(ex.execute({ code: 'async () => (await Promise.all(Array.from({ length: 20 }, () => tools.get()))).length', providers: [{ name: 'tools', tools: ['get'] }], dispatch }));
+    while (arrived < 20) await new Promise((r) => setTimeout(r, 10));
+    const hung = outcome(ex.execute({ code: 'async () => 1', __faultInjection: 'hang' }));
+    await new Promise((r) => setTimeout(r, 50));
+    const started = Date.now();
+    release();
+    const [w, h] = await Promise.all([waiting, hung]);
+    const waited = Date.now() - started;
+    const next = await ex.execute({ code: 'async () => "next"' });
+    report({ w, h, waited, next: next.result });
+    await ex.dispose();
+  `, { env: FAULTS, timeoutMs: 30_000 });
+  assert.equal(child.code, 0, child.stderr);
+  const r = child.report;
+  for (const lost of [r.w, r.h]) {
+    assert.equal(lost.code, 'ERR_WORKER_LOST');
+    assert.match(lost.message, /stopped reading its input \(over 1 MB waited for it\) and was killed/);
+  }
+  assert.ok(r.waited < 5_000, `killed after ${r.waited} ms`);
+  assert.equal(r.next, 'next');
+});
+
 test('an engine over its memory cap is killed and replaced (growth outside the V8 heap)', async () => {
   const child = await runChild(`
     const ex = new lib.IsolateExecutor({ isolation: 'process', workers: 1, processMemoryLimitMb: 256, heartbeatIntervalMs: 20 });

@@ -153,6 +153,14 @@ impl Limits {
         (self.workers + self.max_retained.min(self.workers)) * per_worker + 1536 * MIB
     }
 
+    /// `'process'` isolation: the most bytes that may wait for an engine process to read them
+    /// (frames the pipe could not take yet). An engine that leaves more than this unread has
+    /// stopped reading and is killed at once; a live one reads in microseconds. Derived: eight
+    /// of the largest frames the host sends (program code or a tool reply), at least 1 MiB.
+    pub fn engine_backlog_cap(&self) -> usize {
+        (self.max_code_bytes.max(self.max_reply_bytes) * 8).max(MIB)
+    }
+
     /// Sets one bound by its option name (the names of the JS options), checking its range.
     /// Used for the executor's options and for the configuration an engine process receives.
     pub fn set(&mut self, name: &str, value: f64) -> Result<(), String> {
@@ -320,6 +328,17 @@ mod tests {
         assert_eq!(l.process_memory_cap(), 2 * 256 * MIB + 1536 * MIB);
         l.process_memory_bytes = 100 * MIB;
         assert_eq!(l.process_memory_cap(), 100 * MIB);
+    }
+
+    #[test]
+    fn engine_backlog_cap_follows_the_largest_frame() {
+        let mut l = Limits::default();
+        assert_eq!(l.engine_backlog_cap(), 8 * 32 * MIB);
+        l.max_reply_bytes = 64 * 1024;
+        l.max_code_bytes = 16 * 1024;
+        assert_eq!(l.engine_backlog_cap(), MIB);
+        l.max_code_bytes = 4 * MIB;
+        assert_eq!(l.engine_backlog_cap(), 32 * MIB);
     }
 
     #[test]

@@ -19,20 +19,25 @@ const FLUSH_POLL_MS: i32 = 250;
 pub struct EngineInput {
     inner: Mutex<Inner>,
     fd: RawFd,
+    /// The most bytes the backlog may hold (`Limits::engine_backlog_cap`).
+    cap: usize,
 }
 
 struct Inner {
     pipe: ChildStdin,
     /// Bytes accepted but not yet in the pipe, in order.
     backlog: VecDeque<u8>,
-    /// A write failed (the engine's end is closed): everything sent from now on is dropped.
+    /// A write failed (the engine's end is closed), or the backlog overflowed: everything sent
+    /// from now on is dropped.
     broken: bool,
+    /// The backlog outgrew its cap: the engine has stopped reading (the monitor kills it).
+    overflowed: bool,
     /// A flusher thread is draining the backlog.
     flushing: bool,
 }
 
 impl EngineInput {
-    pub fn new(pipe: ChildStdin) -> Arc<EngineInput> {
+    pub fn new(pipe: ChildStdin, cap: usize) -> Arc<EngineInput> {
         let fd = pipe.as_raw_fd();
         // SAFETY: fcntl with F_GETFL/F_SETFL on the descriptor `pipe` owns only changes its file
         // status flags. This is the host's own end of the pipe (its own open file description),
@@ -48,10 +53,20 @@ impl EngineInput {
                 pipe,
                 backlog: VecDeque::new(),
                 broken: false,
+                overflowed: false,
                 flushing: false,
             }),
             fd,
+            cap,
         })
+    }
+
+    /// Whether more than the cap waited for the engine to read it.
+    pub fn overflowed(&self) -> bool {
+        self.inner
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .overflowed
     }
 
     /// Queues one whole frame for the engine, writing what fits at once. False once the
@@ -74,6 +89,14 @@ impl EngineInput {
         };
         if rest.is_empty() {
             return true;
+        }
+        if inner.backlog.len() + rest.len() > self.cap {
+            // The stream the engine would read is cut here, so it cannot continue: it is
+            // killed by the monitor, which sees `overflowed`.
+            inner.broken = true;
+            inner.overflowed = true;
+            inner.backlog = VecDeque::new();
+            return false;
         }
         inner.backlog.extend(rest);
         if !inner.flushing {

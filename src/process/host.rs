@@ -580,6 +580,11 @@ fn monitor(host: &Arc<Host>) {
                         START_TIMEOUT.as_secs()
                     )
                 })
+            } else if engine.stdin.overflowed() {
+                Some(format!(
+                    "the engine process stopped reading its input (over {} MB waited for it) and was killed",
+                    limits.engine_backlog_cap() >> 20
+                ))
             } else if now.duration_since(engine.last_pong) > limits.heartbeat_timeout {
                 Some(format!(
                     "the engine process stopped answering heartbeats for {} ms and was killed",
@@ -709,7 +714,7 @@ fn spawn_engine(host: &Arc<Host>) -> Result<(u64, Engine), String> {
     let stdin = child.stdin.take().expect("piped stdin");
     let stdout = child.stdout.take().expect("piped stdout");
     let stderr = child.stderr.take().expect("piped stderr");
-    let stdin = EngineInput::new(stdin);
+    let stdin = EngineInput::new(stdin, host.limits.engine_backlog_cap());
     let hello = HostMessage::Hello {
         min_version: MIN_PROTOCOL_VERSION,
         max_version: PROTOCOL_VERSION,
