@@ -154,3 +154,17 @@ test('executor options are validated with ERR_INVALID_ARGUMENT', () => {
     assert.throws(() => new IsolateExecutor(options), (e) => e.code === 'ERR_INVALID_ARGUMENT', JSON.stringify(options));
   }
 });
+
+test('a misspelt or misplaced bound is refused, not dropped; Cloudflare options still pass', async () => {
+  assert.throws(() => new IsolateExecutor({ limits: { maxReplyBytez: 10 } }),
+    { code: 'ERR_INVALID_ARGUMENT', message: /options\.limits has no bound named maxReplyBytez \(known: maxArgsBytes, maxReplyBytes, / });
+  assert.throws(() => new IsolateExecutor({ maxReplyBytes: 10 }),
+    { code: 'ERR_INVALID_ARGUMENT', message: 'maxReplyBytes is a bound of options.limits: pass { limits: { maxReplyBytes } }' });
+  const ex = new IsolateExecutor({ workers: 1, loader: {}, limits: { maxReplyBytes: 4096 } });
+  try {
+    assert.equal(ex.limits.maxReplyBytes, 4096);
+    assert.equal((await ex.execute({ code: 'async () => 1' })).result, 1);
+  } finally {
+    await ex.dispose();
+  }
+});

@@ -84,6 +84,18 @@ function nativeOptions(options) {
   if (!isPlainObject(options)) throw invalidArgument('IsolateExecutor options must be an object');
   const limits = options.limits === undefined ? {} : options.limits;
   if (!isPlainObject(limits)) throw invalidArgument('options.limits must be an object');
+  // A misspelt or misplaced bound would otherwise be dropped in silence and the default kept.
+  // (Other unknown top-level options are tolerated: Cloudflare's, such as `loader`, must pass.)
+  for (const name of Object.keys(limits)) {
+    if (!LIMIT_OPTIONS.includes(name)) {
+      throw invalidArgument(`options.limits has no bound named ${name} (known: ${LIMIT_OPTIONS.join(', ')})`);
+    }
+  }
+  for (const name of LIMIT_OPTIONS) {
+    if (Object.hasOwn(options, name)) {
+      throw invalidArgument(`${name} is a bound of options.limits: pass { limits: { ${name} } }`);
+    }
+  }
   const out = {
     workers: checkInteger('workers', options.workers, 1, 256),
     maxQueue: checkInteger('maxQueue', options.maxQueue, 1, 10_000_000),
