@@ -193,16 +193,12 @@ pub(crate) fn log_line(
                 "Too many log lines: the run logged more than {max} (maxLogLines)"
             ));
         }
+        let max = st.limits.max_log_bytes;
+        let over = |total: usize| size_breach("The console output", total, max, "maxLogBytes");
         // Check the UTF-16 length first so a huge string is refused before it is copied.
         let units = text.to_string(scope).map(|s| s.length()).unwrap_or(0);
-        let remaining = st.limits.max_log_bytes.saturating_sub(st.log_bytes);
-        if units > remaining {
-            let msg = size_breach(
-                "The console output",
-                st.log_bytes + units,
-                st.limits.max_log_bytes,
-                "maxLogBytes",
-            );
+        if units > max.saturating_sub(st.log_bytes) {
+            let msg = over(st.log_bytes + units);
             return st.stop_with(msg);
         }
         let body = text.to_rust_string_lossy(scope);
@@ -211,13 +207,8 @@ pub(crate) fn log_line(
             LEVEL_ERROR => format!("[error] {body}"),
             _ => body,
         };
-        if st.log_bytes + line.len() > st.limits.max_log_bytes {
-            let msg = size_breach(
-                "The console output",
-                st.log_bytes + line.len(),
-                st.limits.max_log_bytes,
-                "maxLogBytes",
-            );
+        if st.log_bytes + line.len() > max {
+            let msg = over(st.log_bytes + line.len());
             return st.stop_with(msg);
         }
         st.log_bytes += line.len();
