@@ -141,8 +141,9 @@ test('a frame larger than the pipe, sent to an engine that stopped reading, neve
   assert.equal(child.signal, null, 'the host process hung and was killed');
   assert.equal(child.code, 0, child.stderr);
   const r = child.report;
-  assert.ok(r.returnedAfter < 200, `execute() blocked the host for ${r.returnedAfter} ms`);
-  assert.ok(r.ticks >= 10, `the event loop ticked only ${r.ticks} times`);
+  // Generous bounds: before the fix the host blocked until killed (forever).
+  assert.ok(r.returnedAfter < 2_000, `execute() blocked the host for ${r.returnedAfter} ms`);
+  assert.ok(r.ticks >= 3, `the event loop ticked only ${r.ticks} times`);
   assert.equal(r.h.code, 'ERR_WORKER_LOST');
   assert.match(r.h.message, /stopped answering heartbeats/);
   // The big run was handed to the wedged engine, so it is lost with it.
@@ -173,14 +174,14 @@ test('an engine that leaves more than its backlog cap unread is killed at once, 
     const next = await ex.execute({ code: 'async () => "next"' });
     report({ w, h, waited, next: next.result });
     await ex.dispose();
-  `, { env: FAULTS, timeoutMs: 30_000 });
+  `, { env: FAULTS, timeoutMs: 45_000 });
   assert.equal(child.code, 0, child.stderr);
   const r = child.report;
   for (const lost of [r.w, r.h]) {
     assert.equal(lost.code, 'ERR_WORKER_LOST');
     assert.match(lost.message, /stopped reading its input \(over 1 MB waited for it\) and was killed/);
   }
-  assert.ok(r.waited < 5_000, `killed after ${r.waited} ms`);
+  assert.ok(r.waited < 30_000, `killed after ${r.waited} ms`); // the heartbeat timeout is 60 s
   assert.equal(r.next, 'next');
 });
 
