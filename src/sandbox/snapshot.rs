@@ -100,7 +100,9 @@ fn keep_isolate_group_alive(snapshot: &'static Snapshot) {
         let (ready, created) = std::sync::mpsc::channel();
         let spawned = std::thread::Builder::new()
             .name("codemode-v8-anchor".into())
-            .stack_size(256 * 1024)
+            // V8 assumes about 1 MB of stack below the point it is entered from (deserializing
+            // recurses), so this thread gets the usual 2 MB, committed only as it is touched.
+            .stack_size(2 << 20)
             .spawn(move || {
                 // Held, and entered on this thread, until the process ends.
                 let _anchor = v8::Isolate::new(params_for(snapshot).heap_limits(0, 8 << 20));

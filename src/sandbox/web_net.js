@@ -56,7 +56,9 @@
     getters[i] = getOwnPropertyDescriptor({
       get [name]() {
         materialize();
-        return global[name];
+        // Still this accessor only if installNet failed part-way (the run is being stopped).
+        const now = getOwnPropertyDescriptor(global, name);
+        return now !== undefined && now.get === getters[i] ? undefined : global[name];
       },
     }, name).get;
     defineProperty(global, name, {
