@@ -611,6 +611,12 @@ fn run_job(
     if job.completion.finish(Ok(report)) {
         shared.counters.completed.fetch_add(1, Ordering::Relaxed);
     }
+    // The caller's thread was just woken to take the answer, possibly onto this CPU, and this
+    // thread (below the host's priority) is about to spend a millisecond or more replacing its
+    // isolate. Without yielding, the scheduler can let that run before the woken thread
+    // (measured, 'thread' isolation, runs 10 ms apart: answer delivered after 1.6 ms instead of
+    // 0.25 ms).
+    std::thread::yield_now();
     // Otherwise the isolate is dropped here, after the caller has its answer.
     kept.map(|rx| (sandbox, rx))
 }
