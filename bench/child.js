@@ -4,9 +4,10 @@
 // state apart, and lets CPU and RSS be read per peer.
 //
 // Messages from run.js, answered in order:
-//   { type: 'batch', code, expected, maxRuns, minRuns, budgetMs }
-//       sequential runs (each awaited before the next) until maxRuns, or until budgetMs has
-//       passed and at least minRuns were done → { samples (ms), runs, cpuMs, rssBytes, errors }
+//   { type: 'batch', code, expected, maxRuns, minRuns, budgetMs, gapMs }
+//       sequential runs (each awaited before the next, gapMs of idle between them) until
+//       maxRuns, or until budgetMs has passed and at least minRuns were done
+//       → { samples (ms), runs, cpuMs, rssBytes, errors }
 //   { type: 'burst', code, expected, count }
 //       `count` runs submitted at once → { samples (ms from submission), wallMs, ... }
 //   { type: 'idle-memory' }   (codemode only) saturate the pool, settle → { rssBytes, stats }
@@ -59,12 +60,14 @@ async function runOne(code, expected, errors) {
   }
 }
 
-async function batch({ code, expected, maxRuns, minRuns, budgetMs }) {
+async function batch({ code, expected, maxRuns, minRuns, budgetMs, gapMs = 0 }) {
   return measured(async () => {
     const samples = [];
     const errors = [];
     const started = nowMs();
     while (samples.length < maxRuns && (samples.length < minRuns || nowMs() - started < budgetMs)) {
+      // Idle time before a run is not part of its latency.
+      if (gapMs > 0 && samples.length > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
       const t0 = nowMs();
       await runOne(code, expected, errors);
       samples.push(nowMs() - t0);

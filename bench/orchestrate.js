@@ -79,6 +79,7 @@ function requestFor(key, work, preset, sizes) {
     maxRuns: sizes ? sizes[key] : preset.maxRuns[key],
     minRuns: 1,
     budgetMs: sizes ? Infinity : preset.budgetMs,
+    gapMs: work.gapMs || 0,
   };
 }
 

@@ -5,7 +5,7 @@
 const { summarize, median } = require('./stats.js');
 
 const MB = 1024 * 1024;
-const LATENCY = ['W1', 'W2', 'W3', 'W5'];
+const LATENCY = ['W1', 'W6', 'W2', 'W3', 'W5'];
 const REFERENCES = [
   { id: 'node-vm', label: 'node:vm' },
   { id: 'isolated-vm', label: 'isolated-vm' },
@@ -255,7 +255,7 @@ ${s.probe.isolation ? '' : `Our build does not have the \`isolation\` option yet
   exits inside a batch loses its time.
 - RSS: the child's RSS plus its descendants', read at the end of each batch. A reading includes
   what the process kept from earlier batches (the W4 bursts above all), so the table gives the
-  steady level (median of the readings after W1, W2, W3, W5), the median after W4 bursts, and
+  steady level (median of the readings after W1, W6, W2, W3, W5), the median after W4 bursts, and
   the peak.
 - Ratios divide medians (W4: time per run, i.e. inverse throughput) by the reference peer's from
   the same run; above 1× is slower. W3 is also compared with the same loop in plain node, by

@@ -72,6 +72,15 @@ function workloads(cpuIterations) {
       code: 'async () => 1 + 1',
       expected: 2,
     },
+    W6: {
+      // Agents call the sandbox between model turns, not back to back: with idle time between
+      // runs, a pool that builds isolates ahead of demand starts each run on a ready one. W1
+      // measures the opposite, how fast fresh contexts can be made one after another.
+      title: 'trivial program, 10 ms idle between runs (an agent\'s pace)',
+      code: 'async () => 1 + 1',
+      expected: 2,
+      gapMs: 10,
+    },
     W2: {
       title: '10 sequential awaited tool calls',
       code: W2_CODE,
