@@ -245,7 +245,8 @@ ${s.probe.isolation ? '' : `Our build does not have the \`isolation\` option yet
   discarded warm-up pass, ${p.rounds} round(s): in each, every workload is run by every peer in
   turn, the peer order rotating by one each round. A batch runs the program sequentially (one
   run awaited before the next) until ${p.budgetMs} ms have passed or a run count is reached;
-  W4 submits ${p.burst} runs at once and times each from submission.
+  W6 leaves 10 ms of idle between its runs (not counted in their latency); W4 submits
+  ${p.burst} runs at once and times each from submission.
 - Latency: wall time of one \`execute\`, from the call to the settled result, in the child.
   Percentiles are nearest-rank; p99 of fewer than 100 samples is the slowest one.
 - CPU per run: user+system CPU of the child over a batch (\`process.cpuUsage()\`, which includes
