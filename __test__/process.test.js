@@ -151,6 +151,31 @@ test('a frame larger than the pipe, sent to an engine that stopped reading, neve
   assert.equal(r.next, 'next');
 });
 
+test('large frames queued behind a full pipe reach a healthy engine whole and in order', async () => {
+  const ex = new IsolateExecutor({ isolation: 'process', workers: 2 });
+  try {
+    const providers = [{ name: 'tools', tools: ['big'] }];
+    // Each reply is 200 KB (three pipes' worth), all answered at once: most wait in the backlog.
+    const dispatch = (provider, tool, argsJson) => {
+      const [{ run, i }] = JSON.parse(argsJson);
+      const mark = String.fromCharCode(65 + ((run * 7 + i) % 26));
+      return JSON.stringify({ result: mark + '.'.repeat(200_000) + mark + i });
+    };
+    const program = (run) => `async () => {
+      const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => tools.big({ run: ${run}, i })));
+      return replies.map((r, i) => r.length === 200_002 + String(i).length && r[0] === r[200_001] && r.endsWith(String(i)) ? r[0] : 'bad ' + i);
+    }`;
+    const [a, b] = await Promise.all([0, 1].map((run) => ex.execute({ code: program(run), providers, dispatch })));
+    for (const [run, out] of [[0, a], [1, b]]) {
+      assert.equal(out.error, undefined, out.error);
+      assert.deepEqual(out.result, Array.from({ length: 40 }, (_, i) => String.fromCharCode(65 + ((run * 7 + i) % 26))));
+    }
+    assert.equal(ex.stats().enginesLost, 0);
+  } finally {
+    await ex.dispose();
+  }
+});
+
 test('an engine that leaves more than its backlog cap unread is killed at once, not after the heartbeat timeout', async () => {
   const child = await runChild(`
     // Cap: 8 x the largest frame (64 KB) = 512 KB of frames waiting for the engine.
