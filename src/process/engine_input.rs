@@ -39,9 +39,9 @@ struct Inner {
 impl EngineInput {
     pub fn new(pipe: ChildStdin, cap: usize) -> Arc<EngineInput> {
         let fd = pipe.as_raw_fd();
-        // SAFETY: fcntl with F_GETFL/F_SETFL on the descriptor `pipe` owns only changes its file
-        // status flags. This is the host's own end of the pipe (its own open file description),
-        // so the engine's end stays blocking.
+        // Only the host's end of the pipe (its own open file description) becomes non-blocking;
+        // the engine's end stays blocking.
+        // SAFETY: fcntl F_GETFL/F_SETFL on the descriptor `pipe` owns only changes its flags.
         unsafe {
             let flags = libc::fcntl(fd, libc::F_GETFL);
             if flags >= 0 {
