@@ -39,15 +39,8 @@ struct Inner {
 impl EngineInput {
     pub fn new(pipe: ChildStdin, cap: usize) -> Arc<EngineInput> {
         let fd = pipe.as_raw_fd();
-        // Only the host's end of the pipe (its own open file description) becomes non-blocking;
-        // the engine's end stays blocking.
-        // SAFETY: fcntl F_GETFL/F_SETFL on the descriptor `pipe` owns only changes its flags.
-        unsafe {
-            let flags = libc::fcntl(fd, libc::F_GETFL);
-            if flags >= 0 {
-                libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
-            }
-        }
+        // Only the host's end of the pipe becomes non-blocking; the engine's stays blocking.
+        super::stdio::set_nonblocking(fd, true);
         Arc::new(EngineInput {
             inner: Mutex::new(Inner {
                 pipe,

@@ -1,20 +1,35 @@
-//! The engine process's standard streams as raw, blocking byte pipes.
+//! The engine process's standard streams as raw, blocking byte pipes, and the one place that
+//! switches a descriptor between blocking and non-blocking.
 
 use std::fs::File;
 use std::io::BufWriter;
-use std::os::fd::FromRawFd;
+use std::os::fd::{FromRawFd, RawFd};
 
 /// Clears O_NONBLOCK on stdin and stdout: the engine reads and writes them from its own
 /// threads with blocking calls, whatever the parent runtime set.
 pub fn make_blocking() {
     for fd in [0, 1] {
-        // SAFETY: fcntl on the standard descriptors with F_GETFL/F_SETFL only changes their
-        // file status flags; an invalid descriptor makes it return -1, which is ignored.
-        unsafe {
-            let flags = libc::fcntl(fd, libc::F_GETFL);
-            if flags >= 0 && flags & libc::O_NONBLOCK != 0 {
-                libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK);
-            }
+        set_nonblocking(fd, false);
+    }
+}
+
+/// Sets or clears O_NONBLOCK on `fd` (on its open file description: another process's end of
+/// the same pipe is not affected). An invalid descriptor is left alone.
+pub fn set_nonblocking(fd: RawFd, on: bool) {
+    // SAFETY: fcntl with F_GETFL/F_SETFL only reads and changes a descriptor's status flags; an
+    // invalid descriptor makes it return -1, which is checked or ignored.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 {
+            return;
+        }
+        let wanted = if on {
+            flags | libc::O_NONBLOCK
+        } else {
+            flags & !libc::O_NONBLOCK
+        };
+        if wanted != flags {
+            libc::fcntl(fd, libc::F_SETFL, wanted);
         }
     }
 }
