@@ -213,7 +213,7 @@ impl ProcessPool {
             let frame = encode_run(&submission);
             let stdin = register(host, &mut state, engine_id, submission, false);
             drop(state);
-            send(&stdin, &frame);
+            stdin.send(&frame);
             return Ok(());
         }
         if state.queue.len() >= host.limits.max_queue {
@@ -260,7 +260,7 @@ impl ProcessPool {
             Err(reason) => (HostMessage::Cancel { run_id, reason }.encode(), false),
         };
         drop(state);
-        send(&stdin, &frame) && delivered
+        stdin.send(&frame) && delivered
     }
 
     /// Cancels a run: one still in the host queue is answered with `message` at once; one an
@@ -288,7 +288,7 @@ impl ProcessPool {
             reason: message,
         }
         .encode();
-        send(&stdin, &frame)
+        stdin.send(&frame)
     }
 
     /// Disposes of a retained isolate. False when the handle is unknown (closed already).
@@ -301,7 +301,7 @@ impl ProcessPool {
             return false;
         };
         drop(state);
-        send(&stdin, &HostMessage::HandleDispose { handle_id }.encode())
+        stdin.send(&HostMessage::HandleDispose { handle_id }.encode())
     }
 
     pub fn stats(&self) -> ProcessStats {
@@ -379,7 +379,7 @@ impl ProcessPool {
         }
         .encode();
         for stdin in stdins {
-            send(&stdin, &frame);
+            stdin.send(&frame);
         }
     }
 }
@@ -504,13 +504,8 @@ fn pump(host: &Host, state: &mut State) -> Vec<(Arc<EngineInput>, Vec<u8>)> {
 
 fn write_all(frames: Vec<(Arc<EngineInput>, Vec<u8>)>) {
     for (stdin, frame) in frames {
-        send(&stdin, &frame);
+        stdin.send(&frame);
     }
-}
-
-/// Sends one frame without blocking. False means the engine is gone; its reader handles that.
-fn send(stdin: &Arc<EngineInput>, frame: &[u8]) -> bool {
-    stdin.send(frame)
 }
 
 fn backoff(limits: &Limits, failures: u32) -> Duration {
@@ -558,7 +553,7 @@ fn monitor(host: &Arc<Host>) {
                             // Disposed while this engine was starting: it drains at once.
                             drop(state);
                             let mode = SHUTDOWN_DRAIN;
-                            send(&stdin, &HostMessage::Shutdown { mode }.encode());
+                            stdin.send(&HostMessage::Shutdown { mode }.encode());
                             state = host.lock();
                         }
                     }
@@ -648,7 +643,7 @@ fn monitor(host: &Arc<Host>) {
         };
         drop(state);
         for (stdin, frame) in pings {
-            send(&stdin, &frame);
+            stdin.send(&frame);
         }
         state = host.lock();
         let (next, _) = host
@@ -721,7 +716,7 @@ fn spawn_engine(host: &Arc<Host>) -> Result<(u64, Engine), String> {
         config_json: host.config_json.clone(),
     }
     .encode();
-    send(&stdin, &hello);
+    stdin.send(&hello);
     let id = {
         let mut state = host.lock();
         state.next_engine += 1;
@@ -873,7 +868,7 @@ fn on_message(host: &Arc<Host>, id: u64, message: EngineMessage) {
                 let stdin = host.lock().engines.get(&id).map(|e| e.stdin.clone());
                 if let Some(stdin) = stdin {
                     let reason = "The host can no longer take tool calls".to_string();
-                    send(&stdin, &HostMessage::Cancel { run_id, reason }.encode());
+                    stdin.send(&HostMessage::Cancel { run_id, reason }.encode());
                 }
             }
         }
@@ -958,7 +953,7 @@ fn retire_if(host: &Host, stdin: Option<Arc<EngineInput>>) {
             .engines_retired
             .fetch_add(1, Ordering::Relaxed);
         let mode = SHUTDOWN_DRAIN;
-        send(&stdin, &HostMessage::Shutdown { mode }.encode());
+        stdin.send(&HostMessage::Shutdown { mode }.encode());
         host.wake.notify_all();
     }
 }
