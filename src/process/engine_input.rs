@@ -73,7 +73,7 @@ impl EngineInput {
             match write_available(&mut inner.pipe, frame) {
                 Ok(written) => &frame[written..],
                 Err(_) => {
-                    inner.broken = true;
+                    inner.give_up();
                     return false;
                 }
             }
@@ -86,9 +86,8 @@ impl EngineInput {
         if inner.backlog.len() + rest.len() > self.cap {
             // The stream the engine would read is cut here, so it cannot continue: it is
             // killed by the monitor, which sees `overflowed`.
-            inner.broken = true;
+            inner.give_up();
             inner.overflowed = true;
-            inner.backlog = VecDeque::new();
             return false;
         }
         inner.backlog.extend(rest);
@@ -98,8 +97,7 @@ impl EngineInput {
                 .name("codemode-engine-input".into())
                 .spawn(move || input.flush());
             if started.is_err() {
-                inner.broken = true;
-                inner.backlog.clear();
+                inner.give_up();
                 return false;
             }
             inner.flushing = true;
@@ -123,11 +121,8 @@ impl EngineInput {
                                 break; // the pipe is full
                             }
                         }
-                        Err(_) => inner.broken = true,
+                        Err(_) => inner.give_up(),
                     }
-                }
-                if inner.broken {
-                    inner.backlog = VecDeque::new();
                 }
                 if inner.backlog.is_empty() {
                     inner.flushing = false;
@@ -148,6 +143,14 @@ impl EngineInput {
         // SAFETY: poll reads and writes exactly the one pollfd passed, which lives on this
         // stack frame; the descriptor stays open while `self` (which owns it) is alive.
         unsafe { libc::poll(&mut poll, 1, FLUSH_POLL_MS) };
+    }
+}
+
+impl Inner {
+    /// Nothing more reaches this engine: what waits is dropped, later sends are refused.
+    fn give_up(&mut self) {
+        self.broken = true;
+        self.backlog = VecDeque::new();
     }
 }
 
