@@ -27,7 +27,10 @@ export declare class NativeExecutor {
   cancel(runId: number, message: string): boolean
   /** Disposes of a retained isolate. False when the handle was already closed. */
   disposeHandle(handleId: number): boolean
-  get limits(): NativeLimits
+  /** The effective bounds by option name (`limits::BOUNDS`). */
+  get limits(): Record<string, number>
+  /** `"process"` or `"thread"`. */
+  get isolation(): string
   stats(): NativeStats
   /** `'process'` isolation: the pids of the engine processes (empty in `'thread'`). */
   enginePids(): Array<number>
@@ -61,11 +64,28 @@ export declare class NativeStore {
   deleteSnippet(runtime: string, name: string): boolean
 }
 
+/** The table of bounds. */
+export declare function boundTable(): Array<NativeBound>
+
 /**
  * Measures [`NativeFloors`] on a thread of its own (never V8 on the caller's thread). Blocks
  * for roughly `samples` × 1.5 ms.
  */
 export declare function measureFloors(samples: number): NativeFloors
+
+/** One row of `limits::BOUNDS`, as JS sees it. */
+export interface NativeBound {
+  name: string
+  /** `"integer"` or `"milliseconds"`. */
+  kind: string
+  min: number
+  max: number
+  /** `"top"` (`{ workers }`), `"limits"` (`{ limits: { maxArgsBytes } }`) or `"derived"`. */
+  place: string
+  /** `"executor"`, `"run"` (a run may override it) or `"process"` (`'process'` only). */
+  scope: string
+  doc: string
+}
 
 /** One call to decide on (see `store::Call`). */
 export interface NativeCall {
@@ -118,30 +138,6 @@ export interface NativeHandleRequest {
   timeout?: number
 }
 
-/** The effective bounds of an executor (defaults with the options applied). */
-export interface NativeLimits {
-  workers: number
-  maxQueue: number
-  timeout: number
-  memoryLimitMb: number
-  maxArgsBytes: number
-  maxReplyBytes: number
-  maxResultBytes: number
-  maxLogLines: number
-  maxLogBytes: number
-  maxToolCalls: number
-  maxCodeBytes: number
-  maxArrayLikeLength: number
-  maxRetained: number
-  retainedIdleMs: number
-  isolation: string
-  processes: number
-  processMemoryLimitMb: number
-  heartbeatIntervalMs: number
-  heartbeatTimeoutMs: number
-  workerNice: number
-}
-
 export interface NativeLogEntry {
   seq: number
   connector: string
@@ -153,30 +149,14 @@ export interface NativeLogEntry {
   state: string
 }
 
-/** Options of the native executor (the JS wrapper validates them first, with the same rules). */
+/** Options of the native executor. */
 export interface NativeOptions {
-  workers?: number
-  maxQueue?: number
-  timeout?: number
-  memoryLimitMb?: number
-  maxArgsBytes?: number
-  maxReplyBytes?: number
-  maxResultBytes?: number
-  maxLogLines?: number
-  maxLogBytes?: number
-  maxToolCalls?: number
-  maxCodeBytes?: number
-  maxRetained?: number
-  retainedIdleMs?: number
+  /** Bounds by option name (`limits::BOUNDS`), each range-checked here. */
+  bounds: Record<string, number>
   /** `"process"` (an engine process supervised by this one) or `"thread"` (in this process). */
   isolation?: string
   /** `'process'` isolation: the engine's command line (program and arguments). */
   engineCommand?: Array<string>
-  processes?: number
-  processMemoryLimitMb?: number
-  heartbeatIntervalMs?: number
-  heartbeatTimeoutMs?: number
-  workerNice?: number
 }
 
 export interface NativePending {

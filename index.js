@@ -837,5 +837,6 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.NativeExecutor = nativeBinding.NativeExecutor
 module.exports.NativeStore = nativeBinding.NativeStore
+module.exports.boundTable = nativeBinding.boundTable
 module.exports.measureFloors = nativeBinding.measureFloors
 module.exports.serveEngine = nativeBinding.serveEngine

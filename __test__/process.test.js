@@ -227,7 +227,7 @@ test('an engine over its memory cap is killed and replaced (growth outside the V
 });
 
 test('engines that cannot start put the executor in a bounded, reported crash loop', async () => {
-  const ex = new NativeExecutor({ isolation: 'process', engineCommand: ['/nonexistent/engine'], workers: 1 });
+  const ex = new NativeExecutor({ isolation: 'process', engineCommand: ['/nonexistent/engine'], bounds: { workers: 1 } });
   const request = { code: 'async () => 1', runConfigJson: '{"resultMode":"json","namespaces":[]}' };
   const report = await ex.execute(request, () => {});
   assert.equal(report.faultCode, 'ERR_WORKER_LOST');
@@ -241,7 +241,7 @@ test('engines that cannot start put the executor in a bounded, reported crash lo
 });
 
 test('an engine that exits during the handshake counts as a start failure', async () => {
-  const ex = new NativeExecutor({ isolation: 'process', engineCommand: [process.execPath, '-e', 'process.exit(7)'], workers: 1 });
+  const ex = new NativeExecutor({ isolation: 'process', engineCommand: [process.execPath, '-e', 'process.exit(7)'], bounds: { workers: 1 } });
   const report = await ex.execute({ code: 'async () => 1', runConfigJson: '{"resultMode":"json","namespaces":[]}' }, () => {});
   assert.equal(report.faultCode, 'ERR_WORKER_LOST');
   assert.match(report.faultMessage, /exited with code 7/);

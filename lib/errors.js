@@ -23,10 +23,12 @@ function invalidArgument(message) {
   return new CodemodeExecutorError(CODES.INVALID_ARGUMENT, message);
 }
 
-// Native option errors arrive as plain errors whose message starts with a code and ': '.
+// Errors thrown by the native layer carry their stable `code` already (napi sets it); they
+// become CodemodeExecutorErrors so that callers see one error class.
 function fromNative(error) {
-  const match = /^(ERR_[A-Z_]+): ([\s\S]*)$/.exec(error && error.message);
-  if (match && KNOWN.has(match[1])) return new CodemodeExecutorError(match[1], match[2]);
+  if (error && KNOWN.has(error.code) && !(error instanceof CodemodeExecutorError)) {
+    return new CodemodeExecutorError(error.code, error.message);
+  }
   return error;
 }
 

@@ -8,41 +8,27 @@
 // tool calls, and shapes the native report.
 
 const path = require('node:path');
-const { NativeExecutor } = require('../index.js');
+const { NativeExecutor, boundTable } = require('../index.js');
 const { CODES, CodemodeExecutorError, invalidArgument, fromNative } = require('./errors.js');
 const { providerNameProblem } = require('./names.js');
 const cloudflare = require('./cloudflare.js');
 const { OUTBOUND, checkOutbound, handleOutbound, bodyBudget } = require('./outbound.js');
 
-const LIMIT_OPTIONS = [
-  'maxArgsBytes', 'maxReplyBytes', 'maxResultBytes', 'maxLogLines', 'maxLogBytes',
-  'maxToolCalls', 'maxCodeBytes',
-];
+// The bounds come from one table in Rust (src/limits.rs BOUNDS): their names, where each is
+// given, and their ranges. This file checks only shapes; ranges are checked natively, once.
+const BOUNDS = boundTable();
+const TOP_BOUNDS = BOUNDS.filter((b) => b.place === 'top').map((b) => b.name);
+const LIMIT_OPTIONS = BOUNDS.filter((b) => b.place === 'limits').map((b) => b.name);
 
 function isPlainObject(value) {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function checkInteger(name, value, min, max) {
+// A bound's value must be a number; whether it is in range is the native layer's call.
+function checkNumber(label, value) {
   if (value === undefined) return undefined;
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw invalidArgument(`${name} must be an integer between ${min} and ${max} (got ${String(value)})`);
-  }
-  return value;
-}
-
-function checkTimeout(value) {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > 86_400_000) {
-    throw invalidArgument(`timeout must be a number of milliseconds between 1 and 86400000 (got ${String(value)})`);
-  }
-  return value;
-}
-
-function checkNumber(name, value, min, max) {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
-    throw invalidArgument(`${name} must be a number between ${min} and ${max} (got ${String(value)})`);
+  if (typeof value !== 'number') {
+    throw invalidArgument(`${label} must be a number (got ${typeof value} ${String(value)})`);
   }
   return value;
 }
@@ -61,24 +47,6 @@ const DISPOSE_HANDLE = Symbol('disposeHandle');
 // The command line of an engine process: this Node binary running lib/engine.js.
 const ENGINE_COMMAND = [process.execPath, path.join(__dirname, 'engine.js')];
 
-function isolationOptions(options) {
-  const isolation = options.isolation === undefined ? defaultIsolation() : options.isolation;
-  if (isolation !== 'process' && isolation !== 'thread') {
-    throw invalidArgument(`isolation must be 'process' or 'thread' (got ${String(isolation)})`);
-  }
-  return {
-    isolation,
-    engineCommand: isolation === 'process' ? ENGINE_COMMAND : undefined,
-    processes: checkInteger('processes', options.processes, 1, 64),
-    processMemoryLimitMb: checkInteger('processMemoryLimitMb', options.processMemoryLimitMb, 64, 1_048_576),
-    heartbeatIntervalMs: checkNumber('heartbeatIntervalMs', options.heartbeatIntervalMs, 10, 60_000),
-    heartbeatTimeoutMs: checkNumber('heartbeatTimeoutMs', options.heartbeatTimeoutMs, 50, 600_000),
-    maxRetained: checkInteger('maxRetained', options.maxRetained, 0, 100_000),
-    retainedIdleMs: checkNumber('retainedIdleMs', options.retainedIdleMs, 1, 86_400_000),
-    workerNice: checkInteger('workerNice', options.workerNice, 0, 19),
-  };
-}
-
 function nativeOptions(options) {
   if (options === undefined || options === null) options = {};
   if (!isPlainObject(options)) throw invalidArgument('IsolateExecutor options must be an object');
@@ -96,18 +64,18 @@ function nativeOptions(options) {
       throw invalidArgument(`${name} is a bound of options.limits: pass { limits: { ${name} } }`);
     }
   }
-  const out = {
-    workers: checkInteger('workers', options.workers, 1, 256),
-    maxQueue: checkInteger('maxQueue', options.maxQueue, 1, 10_000_000),
-    timeout: checkTimeout(options.timeout),
-    memoryLimitMb: checkInteger('memoryLimitMb', options.memoryLimitMb, 16, 16384),
-    ...isolationOptions(options),
-  };
-  for (const name of LIMIT_OPTIONS) {
-    out[name] = checkInteger(`limits.${name}`, limits[name], 1, 0xffffffff);
+  const bounds = {};
+  for (const name of TOP_BOUNDS) {
+    if (options[name] !== undefined) bounds[name] = checkNumber(name, options[name]);
   }
-  for (const key of Object.keys(out)) if (out[key] === undefined) delete out[key];
-  return out;
+  for (const name of LIMIT_OPTIONS) {
+    if (limits[name] !== undefined) bounds[name] = checkNumber(`limits.${name}`, limits[name]);
+  }
+  const isolation = options.isolation === undefined ? defaultIsolation() : options.isolation;
+  if (isolation !== 'process' && isolation !== 'thread') {
+    throw invalidArgument(`isolation must be 'process' or 'thread' (got ${String(isolation)})`);
+  }
+  return { bounds, isolation, engineCommand: isolation === 'process' ? ENGINE_COMMAND : undefined };
 }
 
 // The native form's providers: [{ name, tools }] → run-config namespaces.
@@ -221,8 +189,8 @@ class IsolateExecutor {
     const request = {
       code,
       runConfigJson: JSON.stringify({ resultMode, namespaces, outbound: handler !== null, modules: this.#modules }),
-      timeout: checkTimeout(timeout),
-      memoryLimitMb: checkInteger('memoryLimitMb', memoryLimitMb, 16, 16384),
+      timeout: checkNumber('timeout', timeout),
+      memoryLimitMb: checkNumber('memoryLimitMb', memoryLimitMb),
       faultInjection,
       retain: retain === true,
     };
@@ -233,7 +201,7 @@ class IsolateExecutor {
   // A further run in a retained isolate (see ExecutionHandle).
   [RUN_IN_HANDLE](handleId, code, timeout, onToolCall, signal) {
     this.#checkOpen();
-    const request = { handleId, code, timeout: checkTimeout(timeout) };
+    const request = { handleId, code, timeout: checkNumber('timeout', timeout) };
     const native = this.#native;
     return runWithSignal(native, signal, () => native.executeInHandle(request, onToolCall)).then(shapeNativeReport);
   }
@@ -282,7 +250,11 @@ class IsolateExecutor {
 
   /** The effective bounds: the defaults with this executor's options applied. */
   get limits() {
-    return { ...this.#native.limits };
+    const native = this.#native.limits;
+    const out = {};
+    for (const { name } of BOUNDS) out[name] = native[name];
+    out.isolation = this.#native.isolation;
+    return out;
   }
 
   /**

@@ -16,15 +16,19 @@ pub enum ErrorCode {
     InvalidArgument,
     /// A retained execution handle was used after it was disposed or expired.
     HandleClosed,
+    /// The durable runtime's store could not be read or written (SQLite, the file system, or a
+    /// file written by a newer version).
+    Store,
 }
 
 impl ErrorCode {
-    const ALL: [ErrorCode; 5] = [
+    pub const ALL: [ErrorCode; 6] = [
         ErrorCode::QueueFull,
         ErrorCode::Disposed,
         ErrorCode::WorkerLost,
         ErrorCode::InvalidArgument,
         ErrorCode::HandleClosed,
+        ErrorCode::Store,
     ];
 
     /// The code named by its stable string (as it crosses the executor protocol).
@@ -39,7 +43,15 @@ impl ErrorCode {
             ErrorCode::WorkerLost => "ERR_WORKER_LOST",
             ErrorCode::InvalidArgument => "ERR_INVALID_ARGUMENT",
             ErrorCode::HandleClosed => "ERR_HANDLE_CLOSED",
+            ErrorCode::Store => "ERR_STORE",
         }
+    }
+}
+
+/// The stable code string, as napi-rs reads an error's status to set its JS `code`.
+impl AsRef<str> for ErrorCode {
+    fn as_ref(&self) -> &str {
+        self.as_str()
     }
 }
 

@@ -161,89 +161,30 @@ impl Limits {
         (self.max_code_bytes.max(self.max_reply_bytes) * 8).max(MIB)
     }
 
-    /// Sets one bound by its option name (the names of the JS options), checking its range.
-    /// Used for the executor's options and for the configuration an engine process receives.
+    /// Sets one bound by its option name (the names of the JS options), checking its range
+    /// against its row in [`BOUNDS`]. Used for the executor's options, the per-run overrides
+    /// and the configuration an engine process receives.
     pub fn set(&mut self, name: &str, value: f64) -> Result<(), String> {
-        let int = |min: u64, max: u64| -> Result<u64, String> {
-            if value.fract() == 0.0 && value >= min as f64 && value <= max as f64 {
-                Ok(value as u64)
-            } else {
-                Err(format!(
-                    "{name} must be an integer between {min} and {max} (got {value})"
-                ))
-            }
+        let bound = bound(name).ok_or_else(|| format!("unknown option {name}"))?;
+        let Some(set) = bound.set else {
+            return Err(format!("{name} is derived and cannot be set"));
         };
-        let ms = |min: f64, max: f64| -> Result<Duration, String> {
-            if value.is_finite() && value >= min && value <= max {
-                Ok(Duration::from_secs_f64(value / 1000.0))
-            } else {
-                Err(format!(
-                    "{name} must be a number of milliseconds between {min} and {max} (got {value})"
-                ))
-            }
-        };
-        let u32max = u32::MAX as u64;
-        match name {
-            "workers" => self.workers = int(1, 256)? as usize,
-            "maxQueue" => self.max_queue = int(1, 10_000_000)? as usize,
-            "timeout" => {
-                if !(value.is_finite() && value > 0.0 && value <= MAX_TIMEOUT_MS) {
-                    return Err(format!(
-                        "timeout must be a number of milliseconds between 1 and {MAX_TIMEOUT_MS} (got {value})"
-                    ));
-                }
-                self.timeout = Duration::from_secs_f64(value / 1000.0);
-            }
-            "memoryLimitMb" => self.set_memory_mb(int(16, 16_384)? as usize),
-            "maxArgsBytes" => self.max_args_bytes = int(1, u32max)? as usize,
-            "maxReplyBytes" => self.max_reply_bytes = int(1, u32max)? as usize,
-            "maxResultBytes" => self.max_result_bytes = int(1, u32max)? as usize,
-            "maxLogLines" => self.max_log_lines = int(1, u32max)? as usize,
-            "maxLogBytes" => self.max_log_bytes = int(1, u32max)? as usize,
-            "maxCodeBytes" => self.max_code_bytes = int(1, u32max)? as usize,
-            "maxToolCalls" => self.max_tool_calls = int(1, u32max)? as u32,
-            "maxRetained" => self.max_retained = int(0, 100_000)? as usize,
-            "retainedIdleMs" => self.retained_idle = ms(1.0, MAX_TIMEOUT_MS)?,
-            "processes" => self.processes = int(1, 64)? as usize,
-            "processMemoryLimitMb" => self.process_memory_bytes = int(64, 1 << 20)? as usize * MIB,
-            "heartbeatIntervalMs" => self.heartbeat_interval = ms(10.0, 60_000.0)?,
-            "heartbeatTimeoutMs" => self.heartbeat_timeout = ms(50.0, 600_000.0)?,
-            "workerNice" => self.worker_nice = int(0, 19)? as i32,
-            _ => return Err(format!("unknown option {name}")),
-        }
+        bound.check(value)?;
+        set(self, value);
         Ok(())
+    }
+
+    /// Every bound by option name, as `executor.limits` shows it (derived caps included).
+    pub fn to_map(&self) -> Vec<(&'static str, f64)> {
+        BOUNDS.iter().map(|b| (b.name, (b.get)(self))).collect()
     }
 
     /// The settable bounds as a JSON object of option names (what an engine process is
     /// configured with; `set` reads each entry back).
     pub fn to_options_json(&self) -> String {
-        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-        let pairs: [(&str, f64); 18] = [
-            ("workers", self.workers as f64),
-            ("maxQueue", self.max_queue as f64),
-            ("timeout", ms(self.timeout)),
-            ("memoryLimitMb", (self.heap_bytes / MIB) as f64),
-            ("maxArgsBytes", self.max_args_bytes as f64),
-            ("maxReplyBytes", self.max_reply_bytes as f64),
-            ("maxResultBytes", self.max_result_bytes as f64),
-            ("maxLogLines", self.max_log_lines as f64),
-            ("maxLogBytes", self.max_log_bytes as f64),
-            ("maxCodeBytes", self.max_code_bytes as f64),
-            ("maxToolCalls", self.max_tool_calls as f64),
-            ("maxRetained", self.max_retained as f64),
-            ("retainedIdleMs", ms(self.retained_idle)),
-            ("processes", self.processes as f64),
-            (
-                "processMemoryLimitMb",
-                (self.process_memory_cap() / MIB) as f64,
-            ),
-            ("heartbeatIntervalMs", ms(self.heartbeat_interval)),
-            ("heartbeatTimeoutMs", ms(self.heartbeat_timeout)),
-            ("workerNice", self.worker_nice as f64),
-        ];
         let mut map = serde_json::Map::new();
-        for (name, value) in pairs {
-            map.insert(name.to_string(), serde_json::json!(value));
+        for b in BOUNDS.iter().filter(|b| b.set.is_some()) {
+            map.insert(b.name.to_string(), serde_json::json!((b.get)(self)));
         }
         serde_json::Value::Object(map).to_string()
     }
@@ -273,6 +214,312 @@ impl Limits {
             && self.max_array_like_length == other.max_array_like_length
     }
 }
+
+/// How a bound is written in the options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A whole number (a count, bytes, MiB, a nice value).
+    Integer,
+    /// Milliseconds, fractions allowed.
+    Millis,
+}
+
+/// Where a bound is given to `new IsolateExecutor(options)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// A top-level option (`{ workers }`).
+    Top,
+    /// A message bound, inside `options.limits` (`{ limits: { maxArgsBytes } }`).
+    Limits,
+    /// Shown in `executor.limits` only: derived from other bounds, never set.
+    Derived,
+}
+
+/// When a bound applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// The executor's, for every run.
+    Executor,
+    /// The executor's default, which one run may override (`execute({ timeout })`).
+    PerRun,
+    /// `'process'` isolation only (engine processes and their supervision).
+    Process,
+}
+
+/// One settable (or shown) bound: the one declaration from which setting, reading, range
+/// checks, the options across napi, the engine's configuration and `executor.limits` follow.
+pub struct Bound {
+    /// The option name, as JS writes it.
+    pub name: &'static str,
+    pub kind: Kind,
+    pub min: f64,
+    pub max: f64,
+    pub place: Place,
+    pub scope: Scope,
+    pub get: fn(&Limits) -> f64,
+    /// `None` for a derived bound.
+    pub set: Option<fn(&mut Limits, f64)>,
+    pub doc: &'static str,
+}
+
+impl Bound {
+    /// How the option is named in messages (`limits.maxArgsBytes` for message bounds).
+    pub fn label(&self) -> String {
+        match self.place {
+            Place::Limits => format!("limits.{}", self.name),
+            Place::Top | Place::Derived => self.name.to_string(),
+        }
+    }
+
+    /// Checks a value against the row's range; the error names the option and the range.
+    pub fn check(&self, value: f64) -> Result<(), String> {
+        let in_range = value.is_finite() && value >= self.min && value <= self.max;
+        match self.kind {
+            Kind::Integer if in_range && value.fract() == 0.0 => Ok(()),
+            Kind::Millis if in_range => Ok(()),
+            Kind::Integer => Err(format!(
+                "{} must be an integer between {} and {} (got {value})",
+                self.label(),
+                self.min,
+                self.max
+            )),
+            Kind::Millis => Err(format!(
+                "{} must be a number of milliseconds between {} and {} (got {value})",
+                self.label(),
+                self.min,
+                self.max
+            )),
+        }
+    }
+}
+
+/// The row of `name`, if it is a bound.
+pub fn bound(name: &str) -> Option<&'static Bound> {
+    BOUNDS.iter().find(|b| b.name == name)
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn from_ms(v: f64) -> Duration {
+    Duration::from_secs_f64(v / 1000.0)
+}
+
+const U32_MAX: f64 = u32::MAX as f64;
+
+/// Every bound a user can set or read, one row each (README's bounds table follows it).
+pub const BOUNDS: &[Bound] = &[
+    Bound {
+        name: "workers",
+        kind: Kind::Integer,
+        min: 1.0,
+        max: 256.0,
+        place: Place::Top,
+        scope: Scope::Executor,
+        get: |l| l.workers as f64,
+        set: Some(|l, v| l.workers = v as usize),
+        doc: "worker threads, each running one isolate at a time (per engine process)",
+    },
+    Bound {
+        name: "maxQueue",
+        kind: Kind::Integer,
+        min: 1.0,
+        max: 10_000_000.0,
+        place: Place::Top,
+        scope: Scope::Executor,
+        get: |l| l.max_queue as f64,
+        set: Some(|l, v| l.max_queue = v as usize),
+        doc: "runs waiting for a worker; one more is refused with ERR_QUEUE_FULL",
+    },
+    Bound {
+        name: "timeout",
+        kind: Kind::Millis,
+        min: 1.0,
+        max: MAX_TIMEOUT_MS,
+        place: Place::Top,
+        scope: Scope::PerRun,
+        get: |l| ms(l.timeout),
+        set: Some(|l, v| l.timeout = from_ms(v)),
+        doc: "wall-clock budget of one run, tool calls included",
+    },
+    Bound {
+        name: "memoryLimitMb",
+        kind: Kind::Integer,
+        min: 16.0,
+        max: 16_384.0,
+        place: Place::Top,
+        scope: Scope::PerRun,
+        get: |l| (l.heap_bytes / MIB) as f64,
+        set: Some(|l, v| l.set_memory_mb(v as usize)),
+        doc: "V8 heap budget of one isolate (and its ArrayBuffer budget), in MiB",
+    },
+    Bound {
+        name: "maxArgsBytes",
+        kind: Kind::Integer,
+        min: 1.0,
+        max: U32_MAX,
+        place: Place::Limits,
+        scope: Scope::Executor,
+        get: |l| l.max_args_bytes as f64,
+        set: Some(|l, v| l.max_args_bytes = v as usize),
+        doc: "bytes of the JSON text of one tool call's arguments",
+    },
+    Bound {
+        name: "maxReplyBytes",
+        kind: Kind::Integer,
+        min: 1.0,
+        max: U32_MAX,
+        place: Place::Limits,
+        scope: Scope::Executor,
+        get: |l| l.max_reply_bytes as f64,
+        set: Some(|l, v| l.max_reply_bytes = v as usize),
+        doc: "bytes of one reply from dispatch",
+    },
+    Bound {
+        name: "maxResultBytes",
+        kind: Kind::Integer,
+        min: 1.0,
+        max: U32_MAX,
+        place: Place::Limits,
+        scope: Scope::Executor,
+        get: |l| l.max_result_bytes as f64,
+        set: Some(|l, v| l.max_result_bytes = v as usize),
+        doc: "bytes of the JSON text of the program's result",
+    },
+    Bound {
+        name: "maxLogLines",
+        kind: Kind::Integer,
+        min: 1.0,
+        max: U32_MAX,
+        place: Place::Limits,
+        scope: Scope::Executor,
+        get: |l| l.max_log_lines as f64,
+        set: Some(|l, v| l.max_log_lines = v as usize),
+        doc: "console lines captured in one run",
+    },
+    Bound {
+        name: "maxLogBytes",
+        kind: Kind::Integer,
+        min: 1.0,
+        max: U32_MAX,
+        place: Place::Limits,
+        scope: Scope::Executor,
+        get: |l| l.max_log_bytes as f64,
+        set: Some(|l, v| l.max_log_bytes = v as usize),
+        doc: "bytes of all captured console lines of one run",
+    },
+    Bound {
+        name: "maxToolCalls",
+        kind: Kind::Integer,
+        min: 1.0,
+        max: U32_MAX,
+        place: Place::Limits,
+        scope: Scope::Executor,
+        get: |l| l.max_tool_calls as f64,
+        set: Some(|l, v| l.max_tool_calls = v as u32),
+        doc: "tool calls one run may make",
+    },
+    Bound {
+        name: "maxCodeBytes",
+        kind: Kind::Integer,
+        min: 1.0,
+        max: U32_MAX,
+        place: Place::Limits,
+        scope: Scope::Executor,
+        get: |l| l.max_code_bytes as f64,
+        set: Some(|l, v| l.max_code_bytes = v as usize),
+        doc: "bytes of program source",
+    },
+    Bound {
+        name: "maxArrayLikeLength",
+        kind: Kind::Integer,
+        min: 0.0,
+        max: f64::MAX,
+        place: Place::Derived,
+        scope: Scope::PerRun,
+        get: |l| l.max_array_like_length as f64,
+        set: None,
+        doc: "longest receiver a guarded Array.prototype method accepts (memory / 16)",
+    },
+    Bound {
+        name: "maxRetained",
+        kind: Kind::Integer,
+        min: 0.0,
+        max: 100_000.0,
+        place: Place::Top,
+        scope: Scope::Executor,
+        get: |l| l.max_retained as f64,
+        set: Some(|l, v| l.max_retained = v as usize),
+        doc: "isolates kept by retainHandles at once",
+    },
+    Bound {
+        name: "retainedIdleMs",
+        kind: Kind::Millis,
+        min: 1.0,
+        max: MAX_TIMEOUT_MS,
+        place: Place::Top,
+        scope: Scope::Executor,
+        get: |l| ms(l.retained_idle),
+        set: Some(|l, v| l.retained_idle = from_ms(v)),
+        doc: "a retained isolate unused for this long is disposed",
+    },
+    Bound {
+        name: "processes",
+        kind: Kind::Integer,
+        min: 1.0,
+        max: 64.0,
+        place: Place::Top,
+        scope: Scope::Process,
+        get: |l| l.processes as f64,
+        set: Some(|l, v| l.processes = v as usize),
+        doc: "engine processes the executor supervises",
+    },
+    Bound {
+        name: "processMemoryLimitMb",
+        kind: Kind::Integer,
+        min: 64.0,
+        max: 1_048_576.0,
+        place: Place::Top,
+        scope: Scope::Process,
+        get: |l| (l.process_memory_cap() / MIB) as f64,
+        set: Some(|l, v| l.process_memory_bytes = v as usize * MIB),
+        doc: "resident memory of one engine process before it is killed and replaced (MiB)",
+    },
+    Bound {
+        name: "heartbeatIntervalMs",
+        kind: Kind::Millis,
+        min: 10.0,
+        max: 60_000.0,
+        place: Place::Top,
+        scope: Scope::Process,
+        get: |l| ms(l.heartbeat_interval),
+        set: Some(|l, v| l.heartbeat_interval = from_ms(v)),
+        doc: "how often the host pings each engine process and samples its memory",
+    },
+    Bound {
+        name: "heartbeatTimeoutMs",
+        kind: Kind::Millis,
+        min: 50.0,
+        max: 600_000.0,
+        place: Place::Top,
+        scope: Scope::Process,
+        get: |l| ms(l.heartbeat_timeout),
+        set: Some(|l, v| l.heartbeat_timeout = from_ms(v)),
+        doc: "an engine process silent this long is killed and replaced",
+    },
+    Bound {
+        name: "workerNice",
+        kind: Kind::Integer,
+        min: 0.0,
+        max: 19.0,
+        place: Place::Top,
+        scope: Scope::Executor,
+        get: |l| l.worker_nice as f64,
+        set: Some(|l, v| l.worker_nice = v as i32),
+        doc: "nice value of the worker threads (0: the process's own priority)",
+    },
+];
 
 #[cfg(test)]
 mod tests {
@@ -317,14 +564,51 @@ mod tests {
             .contains("between 1 and 256"));
         assert!(l.set("workers", 1.5).is_err());
         assert!(l.set("nope", 1.0).unwrap_err().contains("unknown option"));
+        assert!(l.set("maxArrayLikeLength", 1.0).is_err());
+        assert_eq!(
+            l.set("maxArgsBytes", 0.0).unwrap_err(),
+            "limits.maxArgsBytes must be an integer between 1 and 4294967295 (got 0)"
+        );
         assert!(Limits::from_options_json("[]").is_err());
     }
 
     #[test]
+    fn every_row_reads_back_what_it_sets_at_both_ends_of_its_range() {
+        for b in BOUNDS {
+            let Some(set) = b.set else {
+                assert_eq!(b.place, Place::Derived, "{} has no setter", b.name);
+                continue;
+            };
+            for value in [b.min, b.max.min(1e9)] {
+                let value = if b.kind == Kind::Integer {
+                    value.floor()
+                } else {
+                    value
+                };
+                let mut l = Limits::default();
+                b.check(value).unwrap();
+                set(&mut l, value);
+                let back = (b.get)(&l);
+                assert!(
+                    (back - value).abs() < 1e-6,
+                    "{}: set {value}, read {back}",
+                    b.name
+                );
+            }
+            assert!(b.check(b.min - 1.0).is_err(), "{} below its range", b.name);
+            assert!(b.check(f64::NAN).is_err(), "{} NaN", b.name);
+        }
+        let names: std::collections::HashSet<_> = BOUNDS.iter().map(|b| b.name).collect();
+        assert_eq!(names.len(), BOUNDS.len(), "a bound is declared twice");
+    }
+
+    #[test]
     fn process_memory_cap_covers_every_worker() {
-        let mut l = Limits::default();
-        l.workers = 2;
-        l.max_retained = 0;
+        let mut l = Limits {
+            workers: 2,
+            max_retained: 0,
+            ..Limits::default()
+        };
         assert_eq!(l.process_memory_cap(), 2 * 256 * MIB + 1536 * MIB);
         l.process_memory_bytes = 100 * MIB;
         assert_eq!(l.process_memory_cap(), 100 * MIB);

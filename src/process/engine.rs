@@ -1,19 +1,21 @@
 //! The engine side of the executor protocol: runs inside the child process, reads host frames
-//! from its input, runs them on an ordinary in-process pool, and writes engine frames to its
-//! output. The frame reader never blocks on the host draining its pipe: what it sends (pongs,
+//! from its input, hands them to the same `pool::LocalRunner` that `'thread'` isolation uses
+//! (frames in, runner calls out; nothing of a run is rebuilt here), and writes engine frames to
+//! its output. The frame reader never blocks on the host draining its pipe: what it sends (pongs,
 //! handshake answers, refusals) goes through a writer thread. Workers write their tool calls and
 //! results themselves, under the output lock: they may wait for the host to read, but since the
 //! reader always drains the input, a full pipe in each direction cannot deadlock the two
 //! processes.
 
-use crate::bridge::{ReplyRouter, ToolCall, ToolSink};
-use crate::error::Fault;
+use crate::bridge::{ToolCall, ToolSink};
 use crate::limits::Limits;
-use crate::pool::{Completion, FaultInjection, HandleJob, Job, Outcome, Pool, PoolStats};
+use crate::pool::LocalRunner;
 use crate::protocol::{
-    max_frame_bytes, read_frame, EngineMessage, EngineStats, HostMessage, RunReport, RunResult,
-    MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SHUTDOWN_NOW,
+    max_frame_bytes, read_frame, EngineMessage, HostMessage, FLAG_RETAIN, MIN_PROTOCOL_VERSION,
+    PROTOCOL_VERSION, SHUTDOWN_NOW,
 };
+use crate::run::{Completion, Overrides, RunKind, RunRequest, TestHook};
+use crate::runner::Runner;
 use crossbeam_channel::{Receiver, Sender};
 use std::cell::Cell;
 use std::io::{Read, Write};
@@ -34,20 +36,6 @@ enum Stop {
     Done,
     Refused,
     ProtocolError,
-}
-
-pub fn stats_of(s: &PoolStats, retained: usize) -> EngineStats {
-    EngineStats {
-        workers: s.workers as u32,
-        busy: s.busy as u32,
-        queued: s.queued as u32,
-        retained: retained as u32,
-        completed: s.completed,
-        lost: s.lost,
-        abandoned: s.abandoned,
-        replaced: s.replaced,
-        isolates_created: s.isolates_created,
-    }
 }
 
 /// What the writer thread takes: a frame, or the signal that every frame before it has been
@@ -101,42 +89,9 @@ struct FrameSink {
 
 impl ToolSink for FrameSink {
     fn send(&self, run_id: u64, call: ToolCall) -> bool {
-        let frame = EngineMessage::ToolCall {
-            run_id,
-            call_id: call.call_id,
-            provider: call.provider,
-            tool: call.tool,
-            args_json: call.args_json,
-        }
-        .encode();
-        self.out.frame_now(frame)
+        self.out
+            .frame_now(EngineMessage::ToolCall { run_id, call }.encode())
     }
-}
-
-fn result_frame(run_id: u64, outcome: Outcome, stats: EngineStats) -> Vec<u8> {
-    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    let result = match outcome {
-        Ok(report) => RunResult::Done(RunReport {
-            result_json: report.output.result_json,
-            error: report.output.error,
-            logs: report.output.logs,
-            queued_ms: ms(report.queued),
-            run_ms: ms(report.run),
-            tool_calls: report.output.tool_calls,
-            heap_used_bytes: report.output.heap_used_bytes as f64,
-            handle_id: report.handle_id,
-        }),
-        Err(fault) => RunResult::Fault {
-            code: fault.code.as_str().to_string(),
-            message: fault.message,
-        },
-    };
-    EngineMessage::Result {
-        run_id,
-        result,
-        stats,
-    }
-    .encode()
 }
 
 /// Serves one host until its input closes or it asks for a shutdown. Blocks the calling thread
@@ -144,7 +99,7 @@ fn result_frame(run_id: u64, outcome: Outcome, stats: EngineStats) -> Vec<u8> {
 pub fn serve(
     input: impl Read + Send + 'static,
     output: impl Write + Send + 'static,
-    fault_injection_enabled: bool,
+    test_hooks: bool,
 ) -> i32 {
     let (out_tx, out_rx) = crossbeam_channel::unbounded::<Outgoing>();
     let (stop_tx, stop_rx) = crossbeam_channel::bounded::<Stop>(4);
@@ -158,7 +113,7 @@ pub fn serve(
                 queue: out_tx,
                 output,
             };
-            let stop = read_loop(input, out.clone(), fault_injection_enabled);
+            let stop = read_loop(input, out.clone(), test_hooks);
             // A refusal is a frame the host must see: stop after the writer has sent it (or
             // after a bounded wait, should the host not be reading).
             if matches!(stop, Stop::Refused) && out.then_stop(Stop::Refused) {
@@ -200,13 +155,12 @@ fn start_writer(output: Output, queue: Receiver<Outgoing>, stop: Sender<Stop>) {
 
 /// The engine's state after a successful handshake.
 struct Engine {
-    pool: Arc<Pool>,
-    router: Arc<ReplyRouter>,
+    runner: Arc<LocalRunner>,
     out: Outbox,
-    fault_injection_enabled: bool,
+    test_hooks: bool,
 }
 
-fn read_loop(mut input: impl Read, out: Outbox, fault_injection_enabled: bool) -> Stop {
+fn read_loop(mut input: impl Read, out: Outbox, test_hooks: bool) -> Stop {
     let limits = match handshake(&mut input, &out) {
         Ok(limits) => limits,
         Err(stop) => return stop,
@@ -217,9 +171,9 @@ fn read_loop(mut input: impl Read, out: Outbox, fault_injection_enabled: bool) -
         limits.max_result_bytes,
         limits.max_log_bytes,
     );
-    let pool = Arc::new(Pool::new(limits));
+    let runner = Arc::new(LocalRunner::new(limits));
     let closed_out = out.clone();
-    pool.on_handle_closed(Arc::new(move |handle_id, reason: &str| {
+    runner.on_handle_closed(Arc::new(move |handle_id, reason: &str| {
         closed_out.frame(
             EngineMessage::HandleClosed {
                 handle_id,
@@ -229,10 +183,9 @@ fn read_loop(mut input: impl Read, out: Outbox, fault_injection_enabled: bool) -
         );
     }));
     let engine = Engine {
-        pool,
-        router: Arc::new(ReplyRouter::new()),
+        runner,
         out,
-        fault_injection_enabled,
+        test_hooks,
     };
     loop {
         let body = match read_frame(&mut input, max_frame) {
@@ -290,10 +243,6 @@ fn handshake(input: &mut impl Read, out: &Outbox) -> Result<Limits, Stop> {
 }
 
 impl Engine {
-    fn stats(&self) -> EngineStats {
-        stats_of(&self.pool.stats(), self.pool.retained())
-    }
-
     fn send(&self, frame: Vec<u8>) {
         self.out.frame(frame);
     }
@@ -311,50 +260,21 @@ impl Engine {
                 code,
                 run_config_json,
             } => {
-                let fault = match fault_injection.as_deref() {
-                    Some(kind) if self.fault_injection_enabled => match engine_fault(kind) {
-                        EngineFault::Pool(f) => Some(f),
-                        EngineFault::None => None,
-                    },
-                    _ => None,
-                };
-                self.execute(
-                    run_id,
-                    timeout_ms,
-                    memory_mb,
-                    flags,
-                    fault,
+                let test_hook = fault_injection
+                    .filter(|_| self.test_hooks)
+                    .and_then(|name| TestHook::parse(&name))
+                    .and_then(process_hook);
+                let kind = RunKind::Fresh {
                     code,
-                    run_config_json,
+                    config_json: run_config_json,
+                    retain: flags & FLAG_RETAIN != 0,
+                };
+                self.submit(
+                    run_id,
+                    kind,
+                    Overrides::from_wire(timeout_ms, memory_mb),
+                    test_hook,
                 );
-            }
-            HostMessage::Reply {
-                run_id,
-                call_id,
-                json,
-            } => {
-                self.router.route(run_id, call_id, json);
-            }
-            HostMessage::Cancel { run_id, reason } => {
-                // A waiting run sees the message on its channel; a busy one is terminated.
-                if self.router.end(run_id, reason.clone()) {
-                    self.pool.cancel(run_id, reason);
-                }
-            }
-            HostMessage::Ping { seq } => {
-                let stats = self.stats();
-                self.send(EngineMessage::Pong { seq, stats }.encode());
-            }
-            HostMessage::Shutdown { mode } => {
-                if mode == SHUTDOWN_NOW {
-                    return Some(Stop::Done);
-                }
-                let out = self.out.clone();
-                self.pool.dispose(move || {
-                    out.frame(EngineMessage::Bye.encode());
-                    // If the writer is gone, the host is too: the reader stops the engine.
-                    let _ = out.then_stop(Stop::Done);
-                });
             }
             HostMessage::HandleExecute {
                 handle_id,
@@ -362,105 +282,97 @@ impl Engine {
                 timeout_ms,
                 code,
             } => {
-                let job = HandleJob {
-                    run_id,
-                    code,
-                    timeout: positive_ms(timeout_ms),
-                    sink: Arc::new(FrameSink {
-                        out: self.out.clone(),
-                    }),
-                    events: self.router.open(run_id, self.pool.limits().max_reply_bytes),
-                    enqueued_at: Instant::now(),
-                    completion: self.completion(run_id),
-                };
-                self.pool.execute_retained(handle_id, job);
+                let kind = RunKind::Handle { handle_id, code };
+                self.submit(run_id, kind, Overrides::from_wire(timeout_ms, 0), None);
+            }
+            HostMessage::Reply {
+                run_id,
+                call_id,
+                json,
+            } => {
+                self.runner.reply(run_id, call_id, json);
+            }
+            HostMessage::Cancel { run_id, reason } => {
+                self.runner.cancel(run_id, reason);
+            }
+            HostMessage::Ping { seq } => {
+                let stats = self.runner.stats();
+                self.send(EngineMessage::Pong { seq, stats }.encode());
+            }
+            HostMessage::Shutdown { mode } => {
+                if mode == SHUTDOWN_NOW {
+                    return Some(Stop::Done);
+                }
+                let out = self.out.clone();
+                self.runner.dispose(Box::new(move || {
+                    out.frame(EngineMessage::Bye.encode());
+                    // If the writer is gone, the host is too: the reader stops the engine.
+                    let _ = out.then_stop(Stop::Done);
+                }));
             }
             HostMessage::HandleDispose { handle_id } => {
-                self.pool.dispose_retained(handle_id);
+                self.runner.dispose_handle(handle_id);
             }
         }
         None
     }
 
-    /// Answers a run with a `Result` frame and closes its reply route.
-    fn completion(&self, run_id: u64) -> Completion {
-        let out = self.out.clone();
-        let router = self.router.clone();
-        let pool = self.pool.clone();
-        Completion::new(move |outcome| {
-            router.close(run_id);
-            let stats = stats_of(&pool.stats(), pool.retained());
-            out.frame_now(result_frame(run_id, outcome, stats));
-        })
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn execute(
+    /// Hands one run to the runner; its outcome goes back as a `Result` frame carrying the
+    /// engine's counters as they are once it is answered.
+    fn submit(
         &self,
         run_id: u64,
-        timeout_ms: f64,
-        memory_mb: u32,
-        flags: u8,
-        fault: Option<FaultInjection>,
-        code: String,
-        run_config_json: String,
+        kind: RunKind,
+        overrides: Result<Overrides, crate::error::Fault>,
+        test_hook: Option<TestHook>,
     ) {
-        let completion = self.completion(run_id);
-        let mut limits = self.pool.limits().clone();
-        if let Some(timeout) = positive_ms(timeout_ms) {
-            limits.timeout = timeout;
-        }
-        if memory_mb > 0 {
-            if let Err(message) = limits.set("memoryLimitMb", memory_mb as f64) {
-                completion.finish(Err(Fault::invalid(message)));
+        let out = self.out.clone();
+        let runner = self.runner.clone();
+        let completion = Completion::new(move |outcome| {
+            let stats = runner.stats();
+            out.frame_now(
+                EngineMessage::Result {
+                    run_id,
+                    outcome,
+                    stats,
+                }
+                .encode(),
+            );
+        });
+        let overrides = match overrides {
+            Ok(overrides) => overrides,
+            Err(fault) => {
+                completion.finish(Err(fault));
                 return;
             }
-        }
-        let events = self.router.open(run_id, limits.max_reply_bytes);
-        let job = Job {
+        };
+        self.runner.submit(RunRequest {
             run_id,
-            code,
-            run_config_json,
-            limits,
+            kind,
+            overrides,
+            test_hook,
             sink: Arc::new(FrameSink {
                 out: self.out.clone(),
             }),
-            events,
-            enqueued_at: Instant::now(),
             completion,
-            fault,
-            retain: flags & crate::protocol::FLAG_RETAIN != 0,
-        };
-        if let Err((fault, job)) = self.pool.submit(job) {
-            job.completion.finish(Err(fault));
-        }
+            enqueued_at: Instant::now(),
+        });
     }
 }
 
-fn positive_ms(ms: f64) -> Option<Duration> {
-    (ms.is_finite() && ms > 0.0 && ms <= crate::limits::MAX_TIMEOUT_MS)
-        .then(|| Duration::from_secs_f64(ms / 1000.0))
-}
-
-/// Test hooks (honoured only when fault injection is enabled in the engine's environment).
-enum EngineFault {
-    None,
-    Pool(FaultInjection),
-}
-
-/// Faults that act on the engine process itself happen here, at once; worker faults go to the
-/// pool with the job.
-fn engine_fault(kind: &str) -> EngineFault {
-    match kind {
-        "panic" => EngineFault::Pool(FaultInjection::Panic),
+/// Acts on the test hooks that concern the engine process itself, at once; the hook that acts
+/// on a worker (a panic) travels on with the run.
+fn process_hook(hook: TestHook) -> Option<TestHook> {
+    match hook {
+        TestHook::Panic => Some(TestHook::Panic),
         // The process dies as V8 does on a fatal error.
-        "abort" => std::process::abort(),
+        TestHook::Abort => std::process::abort(),
         // The engine stops reading (and so stops answering pings) but stays alive.
-        "hang" => loop {
+        TestHook::Hang => loop {
             std::thread::sleep(Duration::from_secs(3600));
         },
         // Memory grows outside V8's accounting until the host's process watchdog acts.
-        "leak" => {
+        TestHook::Leak => {
             std::thread::spawn(|| {
                 let mut hoard: Vec<Vec<u8>> = Vec::new();
                 for _ in 0..256 {
@@ -470,8 +382,23 @@ fn engine_fault(kind: &str) -> EngineFault {
                 std::thread::sleep(Duration::from_secs(3600));
                 drop(hoard);
             });
-            EngineFault::None
+            None
         }
-        _ => EngineFault::None,
     }
+}
+
+/// The entry point of an engine process: serves the executor protocol on stdin/stdout until
+/// the host closes it or asks for a shutdown, then ends the process at once.
+pub fn serve_stdio() -> ! {
+    for fd in [0, 1] {
+        // The engine reads and writes its pipes from its own threads with blocking calls,
+        // whatever the parent runtime set.
+        crate::os::set_nonblocking(fd, false);
+    }
+    let code = serve(
+        std::io::stdin(),
+        crate::os::raw_stdout(),
+        TestHook::enabled(),
+    );
+    crate::os::exit_now(code)
 }

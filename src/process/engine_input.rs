@@ -40,7 +40,7 @@ impl EngineInput {
     pub fn new(pipe: ChildStdin, cap: usize) -> Arc<EngineInput> {
         let fd = pipe.as_raw_fd();
         // Only the host's end of the pipe becomes non-blocking; the engine's stays blocking.
-        super::stdio::set_nonblocking(fd, true);
+        crate::os::set_nonblocking(fd, true);
         Arc::new(EngineInput {
             inner: Mutex::new(Inner {
                 pipe,
@@ -134,15 +134,9 @@ impl EngineInput {
     }
 
     /// Waits until the pipe can take bytes, its reader is gone, or the poll interval passed.
+    /// The descriptor stays open while `self` (which owns it) is alive.
     fn wait_for_room(&self) {
-        let mut poll = libc::pollfd {
-            fd: self.fd,
-            events: libc::POLLOUT,
-            revents: 0,
-        };
-        // SAFETY: poll reads and writes exactly the one pollfd passed, which lives on this
-        // stack frame; the descriptor stays open while `self` (which owns it) is alive.
-        unsafe { libc::poll(&mut poll, 1, FLUSH_POLL_MS) };
+        crate::os::wait_writable(self.fd, FLUSH_POLL_MS);
     }
 }
 

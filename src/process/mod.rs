@@ -7,4 +7,3 @@
 pub mod engine;
 mod engine_input;
 pub mod host;
-pub mod stdio;

@@ -7,7 +7,11 @@
 
 pub mod wire;
 
+use crate::bridge::ToolCall;
+use crate::error::{ErrorCode, Fault};
+use crate::run::{Outcome, Report, RunOutput, Stats};
 use std::io::{self, Read, Write};
+use std::time::Duration;
 use wire::{DecodeError, Decoded, Reader, Writer};
 
 /// The protocol versions this build speaks. A host offers a range in `Hello`; the engine picks
@@ -48,41 +52,9 @@ pub mod engine_type {
     pub const BYE: u8 = 0x47;
 }
 
-/// The engine's counters, carried by `Pong` and `Result`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct EngineStats {
-    pub workers: u32,
-    pub busy: u32,
-    pub queued: u32,
-    pub retained: u32,
-    pub completed: u64,
-    pub lost: u64,
-    pub abandoned: u64,
-    pub replaced: u64,
-    pub isolates_created: u64,
-}
-
-/// How a run ended, as the engine reports it.
-#[derive(Clone, Debug, PartialEq)]
-pub enum RunResult {
-    /// The run finished (its own failure, if any, is in `error`).
-    Done(RunReport),
-    /// A machinery fault refused or lost the run: a stable code (`ERR_...`) and a message.
-    Fault { code: String, message: String },
-}
-
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct RunReport {
-    pub result_json: Option<String>,
-    pub error: Option<String>,
-    pub logs: Vec<String>,
-    pub queued_ms: f64,
-    pub run_ms: f64,
-    pub tool_calls: u32,
-    pub heap_used_bytes: f64,
-    /// Non-zero when the isolate was retained: the id for `HandleExecute` / `HandleDispose`.
-    pub handle_id: u64,
-}
+// The engine's counters travel as `run::Stats` (its pool fields; see `write_stats`), and a
+// run's end as `run::Outcome`: a `Report` (in milliseconds on the wire) or a `Fault` (its
+// stable code string and message). An unknown code reads as `ERR_WORKER_LOST`.
 
 /// Messages from the host to the engine.
 #[derive(Clone, Debug, PartialEq)]
@@ -144,25 +116,31 @@ pub enum EngineMessage {
     },
     ToolCall {
         run_id: u64,
-        call_id: u32,
-        provider: String,
-        tool: String,
-        args_json: String,
+        call: ToolCall,
     },
     Result {
         run_id: u64,
-        result: RunResult,
-        stats: EngineStats,
+        outcome: Outcome,
+        stats: Stats,
     },
     Pong {
         seq: u64,
-        stats: EngineStats,
+        stats: Stats,
     },
     HandleClosed {
         handle_id: u64,
         reason: String,
     },
     Bye,
+}
+
+/// A duration read from the wire's milliseconds (a negative or non-finite value reads as 0).
+fn duration_ms(ms: f64) -> Duration {
+    if ms.is_finite() && ms > 0.0 {
+        Duration::from_secs_f64(ms / 1000.0)
+    } else {
+        Duration::ZERO
+    }
 }
 
 fn frame(kind: u8, body_hint: usize, fill: impl FnOnce(&mut Writer)) -> Vec<u8> {
@@ -174,7 +152,7 @@ fn frame(kind: u8, body_hint: usize, fill: impl FnOnce(&mut Writer)) -> Vec<u8> 
     w.bytes
 }
 
-fn write_stats(w: &mut Writer, s: &EngineStats) {
+fn write_stats(w: &mut Writer, s: &Stats) {
     w.u32(s.workers)
         .u32(s.busy)
         .u32(s.queued)
@@ -186,8 +164,8 @@ fn write_stats(w: &mut Writer, s: &EngineStats) {
         .u64(s.isolates_created);
 }
 
-fn read_stats(r: &mut Reader) -> Decoded<EngineStats> {
-    Ok(EngineStats {
+fn read_stats(r: &mut Reader) -> Decoded<Stats> {
+    Ok(Stats {
         workers: r.u32()?,
         busy: r.u32()?,
         queued: r.u32()?,
@@ -197,6 +175,7 @@ fn read_stats(r: &mut Reader) -> Decoded<EngineStats> {
         abandoned: r.u64()?,
         replaced: r.u64()?,
         isolates_created: r.u64()?,
+        ..Stats::default()
     })
 }
 
@@ -325,52 +304,47 @@ impl EngineMessage {
             EngineMessage::Refuse { reason } => frame(REFUSE, 4 + reason.len(), |w| {
                 w.str(reason);
             }),
-            EngineMessage::ToolCall {
-                run_id,
-                call_id,
-                provider,
-                tool,
-                args_json,
-            } => frame(
+            EngineMessage::ToolCall { run_id, call } => frame(
                 TOOL_CALL,
-                24 + provider.len() + tool.len() + args_json.len(),
+                24 + call.provider.len() + call.tool.len() + call.args_json.len(),
                 |w| {
                     w.u64(*run_id)
-                        .u32(*call_id)
-                        .str(provider)
-                        .str(tool)
-                        .str(args_json);
+                        .u32(call.call_id)
+                        .str(&call.provider)
+                        .str(&call.tool)
+                        .str(&call.args_json);
                 },
             ),
             EngineMessage::Result {
                 run_id,
-                result,
+                outcome,
                 stats,
             } => {
-                let hint = match result {
-                    RunResult::Done(r) => {
-                        r.result_json.as_ref().map_or(0, String::len)
-                            + r.error.as_ref().map_or(0, String::len)
-                            + r.logs.iter().map(|l| l.len() + 4).sum::<usize>()
+                let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+                let hint = match outcome {
+                    Ok(r) => {
+                        r.output.result_json.as_ref().map_or(0, String::len)
+                            + r.output.error.as_ref().map_or(0, String::len)
+                            + r.output.logs.iter().map(|l| l.len() + 4).sum::<usize>()
                     }
-                    RunResult::Fault { code, message } => code.len() + message.len(),
+                    Err(fault) => 16 + fault.message.len(),
                 };
                 frame(RESULT, 128 + hint, |w| {
                     w.u64(*run_id);
-                    match result {
-                        RunResult::Done(r) => {
+                    match outcome {
+                        Ok(r) => {
                             w.u8(0)
-                                .opt_str(r.result_json.as_deref())
-                                .opt_str(r.error.as_deref())
-                                .str_list(&r.logs)
-                                .f64(r.queued_ms)
-                                .f64(r.run_ms)
-                                .u32(r.tool_calls)
-                                .f64(r.heap_used_bytes)
+                                .opt_str(r.output.result_json.as_deref())
+                                .opt_str(r.output.error.as_deref())
+                                .str_list(&r.output.logs)
+                                .f64(ms(r.queued))
+                                .f64(ms(r.run))
+                                .u32(r.output.tool_calls)
+                                .f64(r.output.heap_used_bytes as f64)
                                 .u64(r.handle_id);
                         }
-                        RunResult::Fault { code, message } => {
-                            w.u8(1).str(code).str(message);
+                        Err(fault) => {
+                            w.u8(1).str(fault.code.as_str()).str(&fault.message);
                         }
                     }
                     write_stats(w, stats);
@@ -403,33 +377,51 @@ impl EngineMessage {
             REFUSE => EngineMessage::Refuse { reason: r.str()? },
             TOOL_CALL => EngineMessage::ToolCall {
                 run_id: r.u64()?,
-                call_id: r.u32()?,
-                provider: r.str()?,
-                tool: r.str()?,
-                args_json: r.str()?,
+                call: ToolCall {
+                    call_id: r.u32()?,
+                    provider: r.str()?,
+                    tool: r.str()?,
+                    args_json: r.str()?,
+                },
             },
             RESULT => {
                 let run_id = r.u64()?;
-                let result = match r.u8()? {
-                    0 => RunResult::Done(RunReport {
-                        result_json: r.opt_str()?,
-                        error: r.opt_str()?,
-                        logs: r.str_list()?,
-                        queued_ms: r.f64()?,
-                        run_ms: r.f64()?,
-                        tool_calls: r.u32()?,
-                        heap_used_bytes: r.f64()?,
-                        handle_id: r.u64()?,
-                    }),
-                    1 => RunResult::Fault {
-                        code: r.str()?,
-                        message: r.str()?,
-                    },
+                let outcome = match r.u8()? {
+                    0 => {
+                        let output = RunOutput {
+                            result_json: r.opt_str()?,
+                            error: r.opt_str()?,
+                            logs: r.str_list()?,
+                            ..RunOutput::default()
+                        };
+                        let queued = duration_ms(r.f64()?);
+                        let run = duration_ms(r.f64()?);
+                        let tool_calls = r.u32()?;
+                        let heap_used_bytes = r.f64()?;
+                        Ok(Report {
+                            output: RunOutput {
+                                tool_calls,
+                                heap_used_bytes: heap_used_bytes.max(0.0) as u64,
+                                ..output
+                            },
+                            queued,
+                            run,
+                            total: queued + run,
+                            handle_id: r.u64()?,
+                        })
+                    }
+                    1 => {
+                        let code = r.str()?;
+                        Err(Fault::new(
+                            ErrorCode::from_code(&code).unwrap_or(ErrorCode::WorkerLost),
+                            r.str()?,
+                        ))
+                    }
                     other => return Err(DecodeError(format!("bad result status {other}"))),
                 };
                 EngineMessage::Result {
                     run_id,
-                    result,
+                    outcome,
                     stats: read_stats(&mut r)?,
                 }
             }
@@ -556,7 +548,7 @@ mod tests {
             code: "x".into(),
         });
         roundtrip_host(HostMessage::HandleDispose { handle_id: 4 });
-        let stats = EngineStats {
+        let stats = Stats {
             workers: 2,
             busy: 1,
             queued: 0,
@@ -566,6 +558,7 @@ mod tests {
             abandoned: 0,
             replaced: 1,
             isolates_created: 12,
+            ..Stats::default()
         };
         roundtrip_engine(EngineMessage::Ready {
             version: 1,
@@ -578,31 +571,35 @@ mod tests {
         });
         roundtrip_engine(EngineMessage::ToolCall {
             run_id: 1,
-            call_id: 0,
-            provider: "p".into(),
-            tool: "t".into(),
-            args_json: "[1]".into(),
+            call: ToolCall {
+                call_id: 0,
+                provider: "p".into(),
+                tool: "t".into(),
+                args_json: "[1]".into(),
+            },
         });
+        let queued = Duration::from_micros(250);
+        let run = Duration::from_micros(1500);
         roundtrip_engine(EngineMessage::Result {
             run_id: 7,
-            result: RunResult::Done(RunReport {
-                result_json: None,
-                error: Some("boom".into()),
-                logs: vec!["a".into(), String::new()],
-                queued_ms: 0.25,
-                run_ms: 1.5,
-                tool_calls: 3,
-                heap_used_bytes: 1e6,
+            outcome: Ok(Report {
+                output: RunOutput {
+                    result_json: None,
+                    error: Some("boom".into()),
+                    logs: vec!["a".into(), String::new()],
+                    tool_calls: 3,
+                    heap_used_bytes: 1_000_000,
+                },
+                queued,
+                run,
+                total: queued + run,
                 handle_id: 0,
             }),
             stats: stats.clone(),
         });
         roundtrip_engine(EngineMessage::Result {
             run_id: 8,
-            result: RunResult::Fault {
-                code: "ERR_QUEUE_FULL".into(),
-                message: "full".into(),
-            },
+            outcome: Err(Fault::new(ErrorCode::QueueFull, "full")),
             stats: stats.clone(),
         });
         roundtrip_engine(EngineMessage::Pong { seq: 2, stats });

@@ -25,14 +25,14 @@ pub fn isolate_phases(limits: &Limits, samples: usize) -> Result<IsolatePhases, 
     let samples = samples.max(1);
     let (mut create, mut restore, mut dropping) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..samples {
-        let started = thread_cpu();
+        let started = crate::os::thread_cpu_time();
         let mut isolate = v8::Isolate::new(snapshot::create_params()?);
-        let created = thread_cpu();
+        let created = crate::os::thread_cpu_time();
         let restored_context = snapshot::restore(&mut isolate, limits)?;
-        let restored = thread_cpu();
+        let restored = crate::os::thread_cpu_time();
         drop(restored_context);
         drop(isolate);
-        let dropped = thread_cpu();
+        let dropped = crate::os::thread_cpu_time();
         create.push(created - started);
         restore.push(restored - created);
         dropping.push(dropped - restored);
@@ -47,15 +47,4 @@ pub fn isolate_phases(limits: &Limits, samples: usize) -> Result<IsolatePhases, 
 fn median(mut values: Vec<Duration>) -> Duration {
     values.sort();
     values[values.len() / 2]
-}
-
-/// CPU time consumed by the calling thread so far.
-fn thread_cpu() -> Duration {
-    let mut now = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec into the valid, exclusively borrowed `now`.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
-    Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
 }

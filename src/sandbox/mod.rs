@@ -13,6 +13,7 @@ pub use termination::{StopReason, Terminator, WedgeHook};
 
 use crate::bridge::{check_size, RunEvent, ToolSink};
 use crate::limits::{Limits, MIB};
+pub use crate::run::RunOutput;
 use allocator::{new_allocator, ArrayBufferBudget};
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 use natives::{RunState, SharedRunState};
@@ -55,17 +56,6 @@ pub struct Program<'a> {
     /// A further run in a retained isolate: its namespaces are already installed, so the run
     /// configuration is not applied again and the program sees the globals earlier runs left.
     pub continuation: bool,
-}
-
-/// What one run produced.
-#[derive(Debug, Default)]
-pub struct RunOutput {
-    /// JSON text of the result; `None` for `undefined` (or when the run failed).
-    pub result_json: Option<String>,
-    pub error: Option<String>,
-    pub logs: Vec<String>,
-    pub tool_calls: u32,
-    pub heap_used_bytes: u64,
 }
 
 #[derive(Clone)]

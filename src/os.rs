@@ -1,0 +1,119 @@
+//! Every call into the operating system's C interface (libc), so that the `unsafe` blocks that
+//! talk to the kernel sit in one file. Linux only, like the rest of the package.
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::os::fd::{FromRawFd, RawFd};
+use std::time::Duration;
+
+/// Raises the calling thread's nice value (Linux: per thread). Workers call it, so programs
+/// and isolate pre-creation yield the CPU to the host's event loop and to the threads that
+/// carry tool calls and replies; measured on 2 cores at nice 10: a ten-tool-call run 2.2 ->
+/// 1.7 ms median in 'process' isolation, 1.6 -> 1.4 ms in 'thread'. Raising a nice value needs
+/// no privilege; failure is ignored (the thread just keeps the default priority).
+pub fn lower_thread_priority(nice: i32) {
+    if nice <= 0 {
+        return;
+    }
+    // SAFETY: gettid and setpriority take and return plain integers and touch no memory of
+    // ours; PRIO_PROCESS with a thread id changes only this thread on Linux.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS, tid, nice);
+    }
+}
+
+/// Sends SIGKILL to `pid`. The caller must know that `pid` is a child of this process that has
+/// not been reaped yet (so it cannot name an unrelated process).
+pub fn kill_child(pid: u32) {
+    // SAFETY: kill(2) has no memory effects; the caller guarantees `pid` is an unreaped child
+    // (see above), so the signal cannot reach a process that reused the number.
+    unsafe {
+        libc::kill(pid as libc::pid_t, libc::SIGKILL);
+    }
+}
+
+/// The usual name of a signal that ends a process (for messages).
+pub fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGILL => "SIGILL",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGFPE => "SIGFPE",
+        _ => "signal",
+    }
+}
+
+/// Resident memory of a process, from /proc (Linux). `None` where unavailable.
+pub fn rss_bytes(pid: u32) -> Option<usize> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Sets or clears O_NONBLOCK on `fd` (on its open file description: another process's end of
+/// the same pipe is not affected). An invalid descriptor is left alone.
+pub fn set_nonblocking(fd: RawFd, on: bool) {
+    // SAFETY: fcntl with F_GETFL/F_SETFL only reads and changes a descriptor's status flags; an
+    // invalid descriptor makes it return -1, which is checked or ignored.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 {
+            return;
+        }
+        let wanted = if on {
+            flags | libc::O_NONBLOCK
+        } else {
+            flags & !libc::O_NONBLOCK
+        };
+        if wanted != flags {
+            libc::fcntl(fd, libc::F_SETFL, wanted);
+        }
+    }
+}
+
+/// Waits until `fd` can take bytes, its reader is gone, or `timeout_ms` passed.
+pub fn wait_writable(fd: RawFd, timeout_ms: i32) {
+    let mut poll = libc::pollfd {
+        fd,
+        events: libc::POLLOUT,
+        revents: 0,
+    };
+    // SAFETY: poll reads and writes exactly the one pollfd passed, which lives on this stack
+    // frame; an fd that is not open makes poll report POLLNVAL, which is ignored.
+    unsafe { libc::poll(&mut poll, 1, timeout_ms) };
+}
+
+/// Stdout without Rust's line buffering (frames are binary: a line buffer would flush at every
+/// 0x0A byte), behind a plain buffer that the engine's writer flushes per burst.
+pub fn raw_stdout() -> BufWriter<File> {
+    // SAFETY: fd 1 (stdout) stays open for the engine process's life; nothing else in it writes
+    // there or closes it, so this File is its only owner.
+    let file = unsafe { File::from_raw_fd(1) };
+    BufWriter::with_capacity(64 * 1024, file)
+}
+
+/// Ends the process at once. An engine may still hold a thread it gave up (a run that ignored
+/// termination, still running V8 code): the normal exit path (atexit handlers, static
+/// destructors) would run beside it and can wait on a lock it holds. Every frame has been
+/// written and flushed before this is called, and stderr is unbuffered, so nothing is lost.
+pub fn exit_now(code: i32) -> ! {
+    // SAFETY: _exit(2) terminates the process immediately; it touches no memory of ours.
+    unsafe { libc::_exit(code) }
+}
+
+/// CPU time consumed by the calling thread so far.
+pub fn thread_cpu_time() -> Duration {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec into the valid, exclusively borrowed `now`.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+    Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
+}

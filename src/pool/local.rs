@@ -1,0 +1,81 @@
+//! The pool in this process as a [`Runner`]: the pool plus the reply routing of its runs. The
+//! napi layer uses it for `'thread'` isolation, and every engine process serves the executor
+//! protocol over one (`process::engine`), so both arrangements run the same code.
+
+use super::{HandleClosedHook, Job, Pool};
+use crate::bridge::{ReplyRouter, Routed};
+use crate::limits::Limits;
+use crate::run::{RunRequest, Stats};
+use crate::runner::Runner;
+use std::sync::Arc;
+
+pub struct LocalRunner {
+    pool: Pool,
+    router: Arc<ReplyRouter>,
+}
+
+impl LocalRunner {
+    pub fn new(limits: Limits) -> LocalRunner {
+        LocalRunner {
+            pool: Pool::new(limits),
+            router: Arc::new(ReplyRouter::new()),
+        }
+    }
+
+    /// Sets the hook told when a retained isolate goes away (expiry, disposal, a bound).
+    pub fn on_handle_closed(&self, hook: HandleClosedHook) {
+        self.pool.on_handle_closed(hook);
+    }
+}
+
+impl Runner for LocalRunner {
+    fn isolation(&self) -> &'static str {
+        "thread"
+    }
+
+    fn limits(&self) -> &Limits {
+        self.pool.limits()
+    }
+
+    fn submit(&self, mut request: RunRequest) {
+        let run_id = request.run_id;
+        // The route lives from submission until the run is answered (replies and cancels find
+        // the run only while it is queued or running).
+        let events = self.router.open(run_id, self.pool.limits().max_reply_bytes);
+        let router = self.router.clone();
+        request.completion = request.completion.then_after(move || router.close(run_id));
+        self.pool.submit(Job { request, events });
+    }
+
+    fn reply(&self, run_id: u64, call_id: u32, json: String) -> bool {
+        self.router.route(run_id, call_id, json) == Routed::Delivered
+    }
+
+    fn cancel(&self, run_id: u64, message: String) -> bool {
+        // A waiting run sees the message on its channel; a busy one is terminated.
+        if !self.router.end(run_id, message.clone()) {
+            return false;
+        }
+        self.pool.cancel(run_id, message);
+        true
+    }
+
+    fn dispose_handle(&self, handle_id: u64) -> bool {
+        self.pool.dispose_retained(handle_id)
+    }
+
+    fn stats(&self) -> Stats {
+        Stats {
+            live_runs: self.router.live_runs() as u32,
+            ..self.pool.stats()
+        }
+    }
+
+    fn dispose(&self, done: Box<dyn FnOnce() + Send>) {
+        self.pool.dispose(done);
+    }
+
+    fn is_disposed(&self) -> bool {
+        self.pool.is_disposed()
+    }
+}

@@ -1,0 +1,192 @@
+//! The monitor thread, one per process pool: starts engines up to `processes` (with a backoff
+//! that grows while starts fail, and a crash-loop bound), pings them, samples their resident
+//! memory, kills the ones that are silent, too big, stopped reading, or sit on a run past its
+//! deadline, and finishes disposal once every engine is gone.
+
+use super::dispatch::fail_all;
+use super::spawn::spawn_engine;
+use super::{Host, State, START_TIMEOUT};
+use crate::error::Fault;
+use crate::limits::Limits;
+use crate::os;
+use crate::protocol::{HostMessage, SHUTDOWN_DRAIN};
+use crate::run::RunRequest;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The monitor: keeps the engines started, pings them, watches their memory and the deadlines
+/// of their runs, and finishes disposal.
+pub(super) fn monitor(host: &Arc<Host>) {
+    let limits = &host.limits;
+    let mut state = host.lock();
+    loop {
+        let now = Instant::now();
+        if state.disposed && state.engines.is_empty() && state.starting == 0 {
+            let callbacks = std::mem::take(&mut state.on_disposed);
+            drop(state);
+            for done in callbacks {
+                done();
+            }
+            return;
+        }
+        // Start engines up to the configured number, respecting the backoff.
+        let wanted = limits.processes;
+        let due = state.restart_at.is_none_or(|at| at <= now);
+        let serving = state.engines.values().filter(|e| !e.retiring).count();
+        if !state.disposed && serving + state.starting < wanted && due {
+            if state.crash_loop.is_some() && state.queue.is_empty() && state.restart_at.is_none() {
+                // Crash loop: wait for a run to ask for another try.
+            } else {
+                state.starting += 1;
+                state.restart_at = None;
+                drop(state);
+                let started = spawn_engine(host);
+                state = host.lock();
+                state.starting -= 1;
+                match started {
+                    Ok((id, engine)) => {
+                        let late_shutdown = state.disposed.then(|| engine.stdin.clone());
+                        state.engines.insert(id, engine);
+                        host.counters
+                            .engines_started
+                            .fetch_add(1, Ordering::Relaxed);
+                        if let Some(stdin) = late_shutdown {
+                            // Disposed while this engine was starting: it drains at once.
+                            drop(state);
+                            let mode = SHUTDOWN_DRAIN;
+                            stdin.send(&HostMessage::Shutdown { mode }.encode());
+                            state = host.lock();
+                        }
+                    }
+                    Err(reason) => start_failed(host, &mut state, reason),
+                }
+                continue;
+            }
+        }
+        let mut kills: Vec<(u32, String)> = Vec::new();
+        let mut pings = Vec::new();
+        for engine in state.engines.values_mut() {
+            if engine.exiting || engine.kill_reason.is_some() {
+                continue;
+            }
+            let reason = if !engine.ready {
+                (now.duration_since(engine.spawned_at) > START_TIMEOUT).then(|| {
+                    format!(
+                        "the engine process did not become ready within {} s",
+                        START_TIMEOUT.as_secs()
+                    )
+                })
+            } else if engine.stdin.overflowed() {
+                Some(format!(
+                    "the engine process stopped reading its input (over {} MB waited for it) and was killed",
+                    limits.engine_backlog_cap() >> 20
+                ))
+            } else if now.duration_since(engine.last_pong) > limits.heartbeat_timeout {
+                Some(format!(
+                    "the engine process stopped answering heartbeats for {} ms and was killed",
+                    limits.heartbeat_timeout.as_millis()
+                ))
+            } else {
+                os::rss_bytes(engine.pid)
+                    .filter(|&rss| rss > limits.process_memory_cap())
+                    .map(|rss| {
+                        format!(
+                            "the engine process used {} MB of memory, over its cap of {} MB (processMemoryLimitMb), and was killed",
+                            rss >> 20,
+                            limits.process_memory_cap() >> 20
+                        )
+                    })
+            };
+            if let Some(reason) = reason {
+                kills.push((engine.pid, reason.clone()));
+                engine.kill_reason = Some(reason);
+            } else if engine.ready
+                && now.duration_since(engine.last_ping) >= limits.heartbeat_interval
+            {
+                engine.ping_seq += 1;
+                engine.last_ping = now;
+                pings.push((
+                    engine.stdin.clone(),
+                    HostMessage::Ping {
+                        seq: engine.ping_seq,
+                    }
+                    .encode(),
+                ));
+            }
+        }
+        // A run its engine has not answered well past its own deadline: the engine is wedged.
+        let overdue: Vec<(u64, u64)> = state
+            .runs
+            .iter()
+            .filter(|(_, r)| r.give_up_at <= now)
+            .map(|(&run_id, r)| (run_id, r.engine))
+            .collect();
+        for (run_id, engine_id) in overdue {
+            if let Some(engine) = state.engines.get_mut(&engine_id) {
+                if !engine.exiting && engine.kill_reason.is_none() {
+                    let reason = format!(
+                        "the engine process did not answer run {run_id} by its deadline and was killed"
+                    );
+                    kills.push((engine.pid, reason.clone()));
+                    engine.kill_reason = Some(reason);
+                }
+            }
+        }
+        // Killed under the lock: the reader marks `exiting` under it before reaping, so the pid
+        // cannot have been reused.
+        for (pid, _) in &kills {
+            os::kill_child(*pid);
+        }
+        let wait = limits.heartbeat_interval.min(Duration::from_millis(250));
+        let wait = match state.restart_at {
+            Some(at) if at > now => wait.min(at - now),
+            _ => wait,
+        };
+        drop(state);
+        for (stdin, frame) in pings {
+            stdin.send(&frame);
+        }
+        state = host.lock();
+        let (next, _) = host
+            .wake
+            .wait_timeout(state, wait)
+            .unwrap_or_else(|p| p.into_inner());
+        state = next;
+    }
+}
+
+pub(super) fn start_failed(host: &Host, state: &mut State, reason: String) {
+    state.start_failures += 1;
+    host.counters.engines_lost.fetch_add(1, Ordering::Relaxed);
+    if state.start_failures >= host.limits.max_start_failures {
+        let message = format!(
+            "the engine process failed to start {} times in a row (last: {reason})",
+            state.start_failures
+        );
+        state.crash_loop = Some(message.clone());
+        state.restart_at = None;
+        let queued: Vec<RunRequest> = state.queue.drain(..).collect();
+        fail_all(queued, Fault::worker_lost(&message));
+    } else {
+        state.restart_at = Some(Instant::now() + backoff(&host.limits, state.start_failures));
+    }
+}
+
+fn backoff(limits: &Limits, failures: u32) -> Duration {
+    let factor = 1u32 << failures.saturating_sub(1).min(16);
+    (limits.restart_backoff_min * factor).min(limits.restart_backoff_max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_and_is_capped() {
+        let limits = Limits::default();
+        assert_eq!(backoff(&limits, 1), limits.restart_backoff_min);
+        assert_eq!(backoff(&limits, 2), limits.restart_backoff_min * 2);
+        assert_eq!(backoff(&limits, 40), limits.restart_backoff_max);
+    }
+}

@@ -1,0 +1,252 @@
+//! The reader thread of one engine: decodes its frames and acts on each (a tool call goes to
+//! the run's sink, a result to the run's completion, counters to the engine's record), and
+//! when the engine's output closes, reaps it and fails the runs it held with
+//! `ERR_WORKER_LOST`.
+
+use super::dispatch::{pump, write_all};
+use super::monitor::start_failed;
+use super::spawn::death_cause;
+use super::{Engine, EngineInput, Host, InFlight, State, HEALTHY_AFTER};
+use crate::error::Fault;
+use crate::os;
+use crate::protocol::{
+    max_frame_bytes, read_frame, EngineMessage, HostMessage, MIN_PROTOCOL_VERSION,
+    PROTOCOL_VERSION, SHUTDOWN_DRAIN,
+};
+use crate::run::{Outcome, Report, Stats};
+use std::io::Read;
+use std::process::Child;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+
+pub(super) fn read_engine(host: &Arc<Host>, id: u64, stdout: impl Read, child: Child) {
+    let limits = &host.limits;
+    let max_frame = max_frame_bytes(
+        limits.max_code_bytes,
+        limits.max_reply_bytes,
+        limits.max_result_bytes,
+        limits.max_log_bytes,
+    );
+    let mut stdout = std::io::BufReader::with_capacity(64 * 1024, stdout);
+    let protocol_error = loop {
+        let body = match read_frame(&mut stdout, max_frame) {
+            Ok(Some(body)) => body,
+            Ok(None) => break None,
+            Err(e) => break Some(format!("unreadable frame from the engine process: {e}")),
+        };
+        match EngineMessage::decode(&body) {
+            Ok(message) => on_message(host, id, message),
+            Err(e) => break Some(format!("malformed frame from the engine process: {e}")),
+        }
+    };
+    engine_gone(host, id, child, protocol_error);
+}
+
+fn on_message(host: &Arc<Host>, id: u64, message: EngineMessage) {
+    match message {
+        EngineMessage::Ready {
+            version, workers, ..
+        } => {
+            let mut state = host.lock();
+            let usable = (MIN_PROTOCOL_VERSION..=PROTOCOL_VERSION).contains(&version);
+            if let Some(engine) = state.engines.get_mut(&id) {
+                if usable {
+                    engine.ready = true;
+                    engine.capacity = (workers as usize).max(1);
+                    engine.last_pong = Instant::now();
+                } else if engine.kill_reason.is_none() && !engine.exiting {
+                    let reason = format!("the engine process chose protocol version {version}, which this host does not speak");
+                    os::kill_child(engine.pid);
+                    engine.kill_reason = Some(reason);
+                }
+            }
+            let frames = pump(host, &mut state);
+            drop(state);
+            write_all(frames);
+        }
+        EngineMessage::Refuse { reason } => {
+            if let Some(engine) = host.lock().engines.get_mut(&id) {
+                engine.refuse_reason = Some(reason);
+            }
+        }
+        EngineMessage::ToolCall { run_id, call } => {
+            let sink = host.lock().runs.get(&run_id).map(|r| r.sink.clone());
+            let Some(sink) = sink else { return };
+            let delivered = sink.send(run_id, call);
+            if !delivered {
+                let stdin = host.lock().engines.get(&id).map(|e| e.stdin.clone());
+                if let Some(stdin) = stdin {
+                    let reason = "The host can no longer take tool calls".to_string();
+                    stdin.send(&HostMessage::Cancel { run_id, reason }.encode());
+                }
+            }
+        }
+        EngineMessage::Result {
+            run_id,
+            outcome,
+            stats,
+        } => {
+            let mut state = host.lock();
+            let run = state.runs.remove(&run_id);
+            let mut handle = None;
+            let retire = update_stats(&mut state, id, stats);
+            if let Some(engine) = state.engines.get_mut(&id) {
+                if run.as_ref().is_some_and(|r| r.takes_slot) {
+                    engine.in_flight = engine.in_flight.saturating_sub(1);
+                }
+            }
+            if let Ok(report) = &outcome {
+                if report.handle_id != 0 {
+                    handle = Some(report.handle_id);
+                }
+            }
+            if let Some(handle_id) = handle {
+                state.handles.insert(handle_id, id);
+            }
+            let frames = pump(host, &mut state);
+            drop(state);
+            write_all(frames);
+            retire_if(host, retire);
+            if let Some(run) = run {
+                let outcome = with_host_timing(outcome, run.enqueued_at);
+                if outcome.is_ok() {
+                    host.counters.completed.fetch_add(1, Ordering::Relaxed);
+                }
+                run.completion.finish(outcome);
+            }
+        }
+        EngineMessage::Pong { stats, .. } => {
+            let mut state = host.lock();
+            let retire = update_stats(&mut state, id, stats);
+            if let Some(engine) = state.engines.get_mut(&id) {
+                engine.last_pong = Instant::now();
+                if now_healthy(engine) {
+                    state.start_failures = 0;
+                    state.crash_loop = None;
+                }
+            }
+            drop(state);
+            retire_if(host, retire);
+        }
+        EngineMessage::HandleClosed { handle_id, .. } => {
+            let mut state = host.lock();
+            if state.handles.get(&handle_id) == Some(&id) {
+                state.handles.remove(&handle_id);
+            }
+        }
+        EngineMessage::Bye => {
+            if let Some(engine) = host.lock().engines.get_mut(&id) {
+                engine.said_bye = true;
+            }
+        }
+    }
+}
+
+/// Records an engine's counters. When they show a newly abandoned thread, marks the engine
+/// retiring and returns its stdin, to be sent `Shutdown` (drain) outside the lock.
+fn update_stats(state: &mut State, id: u64, stats: Stats) -> Option<Arc<EngineInput>> {
+    let engine = state.engines.get_mut(&id)?;
+    let abandoned_more = stats.abandoned > engine.stats.abandoned;
+    engine.stats = stats;
+    if abandoned_more && !engine.retiring && !engine.exiting {
+        engine.retiring = true;
+        return Some(engine.stdin.clone());
+    }
+    None
+}
+
+/// Asks a retiring engine to finish its runs and exit; the monitor starts its replacement.
+fn retire_if(host: &Host, stdin: Option<Arc<EngineInput>>) {
+    if let Some(stdin) = stdin {
+        host.counters
+            .engines_retired
+            .fetch_add(1, Ordering::Relaxed);
+        let mode = SHUTDOWN_DRAIN;
+        stdin.send(&HostMessage::Shutdown { mode }.encode());
+        host.wake.notify_all();
+    }
+}
+
+fn now_healthy(engine: &Engine) -> bool {
+    engine.ready && engine.spawned_at.elapsed() >= HEALTHY_AFTER
+}
+
+/// The engine measured the run from the engine's side; the host's caller waited from the
+/// moment it submitted: the total is the host's, the run time the engine's (never more than
+/// the total), and everything else counts as queued (host queue, pipe, engine queue).
+fn with_host_timing(outcome: Outcome, enqueued_at: Instant) -> Outcome {
+    outcome.map(|report| {
+        let total = enqueued_at.elapsed();
+        let run = report.run.min(total);
+        Report {
+            queued: total - run,
+            run,
+            total,
+            ..report
+        }
+    })
+}
+
+/// The engine's output closed: reap it, fail the runs it held, and schedule a replacement.
+fn engine_gone(host: &Arc<Host>, id: u64, mut child: Child, protocol_error: Option<String>) {
+    {
+        let mut state = host.lock();
+        if let Some(engine) = state.engines.get_mut(&id) {
+            engine.exiting = true;
+            if let (Some(reason), false) = (&protocol_error, engine.kill_reason.is_some()) {
+                // A confused engine is killed rather than trusted.
+                os::kill_child(engine.pid);
+                engine.kill_reason = Some(reason.clone());
+            }
+        }
+    }
+    let status = child.wait();
+    let mut state = host.lock();
+    let Some(engine) = state.engines.remove(&id) else {
+        return;
+    };
+    state.gone.add_totals(&engine.stats);
+    let lost: Vec<u64> = state
+        .runs
+        .iter()
+        .filter(|(_, r)| r.engine == id)
+        .map(|(&run_id, _)| run_id)
+        .collect();
+    let runs: Vec<InFlight> = lost
+        .iter()
+        .filter_map(|run_id| state.runs.remove(run_id))
+        .collect();
+    state.handles.retain(|_, engine_id| *engine_id != id);
+    let clean = engine.said_bye && runs.is_empty();
+    let tail = engine
+        .stderr_tail
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone();
+    let cause = death_cause(&engine, status.ok(), &tail);
+    if !clean {
+        host.counters.engines_lost.fetch_add(1, Ordering::Relaxed);
+        if !engine.ready {
+            start_failed(host, &mut state, cause.clone());
+        } else if !state.disposed {
+            // A run took the engine down (or it was killed): restart at once; the cause is the
+            // run, not the engine.
+            state.restart_at = Some(Instant::now() + host.limits.restart_backoff_min);
+        }
+    }
+    let frames = pump(host, &mut state);
+    drop(state);
+    host.wake.notify_all();
+    write_all(frames);
+    host.counters
+        .lost
+        .fetch_add(runs.len() as u64, Ordering::Relaxed);
+    let detail = match runs.len() {
+        1 => format!("this execution's engine process died: {cause}"),
+        n => format!("the engine process died while it held {n} executions: {cause}"),
+    };
+    for run in runs {
+        run.completion.finish(Err(Fault::worker_lost(&detail)));
+    }
+}

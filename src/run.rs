@@ -1,0 +1,321 @@
+//! The vocabulary of one run, shared by every layer it passes: what is asked ([`RunRequest`]),
+//! what came out ([`RunOutput`], [`Report`], [`Outcome`]), how the answer is delivered exactly
+//! once ([`Completion`]), and the counters a runner keeps ([`Stats`]). Nothing here knows about
+//! V8, napi or processes: the napi layer builds a request, a [`crate::runner::Runner`] (the
+//! local pool or the process pool) carries it, and the same types come back.
+
+use crate::bridge::ToolSink;
+use crate::error::Fault;
+use crate::limits::{Limits, MAX_TIMEOUT_MS};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// What a run executes.
+pub enum RunKind {
+    /// A program in a fresh isolate.
+    Fresh {
+        /// The program source: an expression evaluating to a function.
+        code: String,
+        /// JSON of the run's configuration for the sandbox bootstrap (namespaces, preludes,
+        /// result encoding, modules); opaque to every Rust layer in between.
+        config_json: String,
+        /// Keep the isolate after the run (if still usable) and answer with a handle id.
+        retain: bool,
+    },
+    /// A further program in a retained isolate (same global scope, same namespaces).
+    Handle { handle_id: u64, code: String },
+}
+
+impl RunKind {
+    pub fn code(&self) -> &str {
+        match self {
+            RunKind::Fresh { code, .. } | RunKind::Handle { code, .. } => code,
+        }
+    }
+}
+
+/// The per-run bounds a caller may set, already validated. `None` keeps the executor's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Overrides {
+    pub timeout: Option<Duration>,
+    pub memory_mb: Option<usize>,
+}
+
+impl Overrides {
+    /// Checks raw per-run values (milliseconds, MiB) with the same rules as the executor's own
+    /// options. The one place a per-run override is validated: the napi layer calls it for
+    /// what JS passed, the engine for what arrived on the wire.
+    pub fn parse(timeout_ms: Option<f64>, memory_mb: Option<f64>) -> Result<Overrides, Fault> {
+        let mut probe = Limits::default();
+        let timeout = match timeout_ms {
+            Some(ms) => {
+                probe.set("timeout", ms).map_err(Fault::invalid)?;
+                Some(probe.timeout)
+            }
+            None => None,
+        };
+        let memory_mb = match memory_mb {
+            Some(mb) => {
+                probe.set("memoryLimitMb", mb).map_err(Fault::invalid)?;
+                Some(mb as usize)
+            }
+            None => None,
+        };
+        Ok(Overrides { timeout, memory_mb })
+    }
+
+    /// The executor's limits with these overrides applied.
+    pub fn apply(&self, base: &Limits) -> Limits {
+        let mut limits = base.clone();
+        if let Some(timeout) = self.timeout {
+            limits.timeout = timeout;
+        }
+        if let Some(mb) = self.memory_mb {
+            limits.set_memory_mb(mb);
+        }
+        limits
+    }
+
+    /// The wire form (docs/protocol.md): milliseconds and MiB, 0 for "the executor's".
+    pub fn timeout_ms(&self) -> f64 {
+        self.timeout.map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+    }
+    pub fn memory_mb_wire(&self) -> u32 {
+        self.memory_mb.map_or(0, |mb| mb as u32)
+    }
+
+    /// Reads the wire form back (0 = not set). A timeout outside the accepted range keeps the
+    /// executor's (a conforming host never sends one); a bad memory size is refused.
+    pub fn from_wire(timeout_ms: f64, memory_mb: u32) -> Result<Overrides, Fault> {
+        let timeout = (timeout_ms.is_finite() && timeout_ms > 0.0 && timeout_ms <= MAX_TIMEOUT_MS)
+            .then_some(timeout_ms);
+        Overrides::parse(timeout, (memory_mb != 0).then_some(f64::from(memory_mb)))
+    }
+}
+
+/// Deliberate faults, for the supervision tests only: honoured only when the environment
+/// variable `CODEMODE_EXECUTOR_FAULT_INJECTION=1` is set where the run is handled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TestHook {
+    /// The worker thread panics while holding the run.
+    Panic,
+    /// The engine process aborts, as V8 does on a fatal error (`'process'` only).
+    Abort,
+    /// The engine process stops reading its input but stays alive (`'process'` only).
+    Hang,
+    /// The engine process grows its memory outside V8's accounting (`'process'` only).
+    Leak,
+}
+
+/// The environment variable that enables [`TestHook`]s.
+pub const TEST_HOOK_ENV: &str = "CODEMODE_EXECUTOR_FAULT_INJECTION";
+
+impl TestHook {
+    const ALL: [TestHook; 4] = [
+        TestHook::Panic,
+        TestHook::Abort,
+        TestHook::Hang,
+        TestHook::Leak,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TestHook::Panic => "panic",
+            TestHook::Abort => "abort",
+            TestHook::Hang => "hang",
+            TestHook::Leak => "leak",
+        }
+    }
+
+    /// The hook named `name`; unknown names are no hook.
+    pub fn parse(name: &str) -> Option<TestHook> {
+        TestHook::ALL.into_iter().find(|h| h.as_str() == name)
+    }
+
+    /// Whether this process honours test hooks (read once per caller).
+    pub fn enabled() -> bool {
+        std::env::var_os(TEST_HOOK_ENV).is_some_and(|v| v == "1")
+    }
+}
+
+/// One run handed to a runner: everything it needs, and where its answer goes.
+pub struct RunRequest {
+    pub run_id: u64,
+    pub kind: RunKind,
+    pub overrides: Overrides,
+    pub test_hook: Option<TestHook>,
+    /// Where the program's tool calls go.
+    pub sink: Arc<dyn ToolSink>,
+    pub completion: Completion,
+    pub enqueued_at: Instant,
+}
+
+/// What one run produced.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct RunOutput {
+    /// JSON text of the result; `None` for `undefined` (or when the run failed).
+    pub result_json: Option<String>,
+    pub error: Option<String>,
+    pub logs: Vec<String>,
+    pub tool_calls: u32,
+    pub heap_used_bytes: u64,
+}
+
+/// What a finished run reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    pub output: RunOutput,
+    pub queued: Duration,
+    pub run: Duration,
+    pub total: Duration,
+    /// Non-zero when the run's isolate was retained: the id further runs and disposal take.
+    pub handle_id: u64,
+}
+
+impl Report {
+    /// A run that ended with `message` before it could start (cancelled while queued, or
+    /// refused by a bound), having waited `waited`.
+    pub fn not_started(message: String, waited: Duration) -> Report {
+        Report {
+            output: RunOutput {
+                error: Some(message),
+                ..RunOutput::default()
+            },
+            queued: waited,
+            run: Duration::ZERO,
+            total: waited,
+            handle_id: 0,
+        }
+    }
+}
+
+/// How a run ended: a report (the program's own failure, if any, is in its `error`), or a fault
+/// of the machinery with a stable code.
+pub type Outcome = Result<Report, Fault>;
+
+type Callback = Box<dyn FnOnce(Outcome) + Send>;
+
+/// Delivers a run's outcome exactly once, whoever gets there first (its worker, the watchdog
+/// abandoning it, a cancel, the supervisor losing its engine).
+#[derive(Clone)]
+pub struct Completion(Arc<Mutex<Option<Callback>>>);
+
+impl Completion {
+    pub fn new(callback: impl FnOnce(Outcome) + Send + 'static) -> Self {
+        Completion(Arc::new(Mutex::new(Some(Box::new(callback)))))
+    }
+
+    /// A completion that runs `before` and then delivers to `self`.
+    pub fn then_after(self, before: impl FnOnce() + Send + 'static) -> Completion {
+        Completion::new(move |outcome| {
+            before();
+            self.finish(outcome);
+        })
+    }
+
+    /// Returns false if the outcome was already delivered.
+    pub fn finish(&self, outcome: Outcome) -> bool {
+        let callback = self.0.lock().unwrap_or_else(|p| p.into_inner()).take();
+        match callback {
+            Some(callback) => {
+                callback(outcome);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// The counters of a runner, read by `stats()`. A local pool fills the pool fields; the process
+/// pool adds its engines' counters together and fills the process fields. The engine's
+/// counters cross the executor protocol in this shape (the pool fields only).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Worker threads serving runs (retained isolates' threads not counted).
+    pub workers: u32,
+    /// Runs a worker holds now.
+    pub busy: u32,
+    /// Runs waiting for a worker.
+    pub queued: u32,
+    /// Retained isolates alive now.
+    pub retained: u32,
+    pub completed: u64,
+    /// Runs lost to a worker's panic (or, in `'process'`, to an engine's death).
+    pub lost: u64,
+    /// Runs answered by the watchdog because their thread could not be stopped.
+    pub abandoned: u64,
+    /// Worker threads replaced (in `'process'`, engine processes replaced too).
+    pub replaced: u64,
+    pub isolates_created: u64,
+    /// Runs accepted and not yet answered.
+    pub live_runs: u32,
+    /// `'process'` isolation: engine processes ready now, started in all, lost, and retired
+    /// (drained and replaced after giving up a thread).
+    pub processes: u32,
+    pub engines_started: u64,
+    pub engines_lost: u64,
+    pub engines_retired: u64,
+    /// `'process'` isolation: set while engines keep failing to start.
+    pub crash_loop: Option<String>,
+}
+
+impl Stats {
+    /// Adds the monotonic counters of `other` (those that survive an engine's replacement).
+    pub fn add_totals(&mut self, other: &Stats) {
+        self.completed += other.completed;
+        self.lost += other.lost;
+        self.abandoned += other.abandoned;
+        self.replaced += other.replaced;
+        self.isolates_created += other.isolates_created;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overrides_are_checked_once_with_the_executor_rules() {
+        let o = Overrides::parse(Some(1500.0), Some(64.0)).unwrap();
+        assert_eq!(o.timeout, Some(Duration::from_millis(1500)));
+        assert_eq!(o.memory_mb, Some(64));
+        let limits = o.apply(&Limits::default());
+        assert_eq!(limits.timeout, Duration::from_millis(1500));
+        assert_eq!(limits.heap_bytes, 64 * crate::limits::MIB);
+        let bad = Overrides::parse(Some(0.0), None).unwrap_err();
+        assert_eq!(bad.code, crate::error::ErrorCode::InvalidArgument);
+        assert!(bad.message.contains("timeout"));
+        assert!(Overrides::parse(None, Some(8.0)).is_err());
+        assert_eq!(Overrides::parse(None, None).unwrap(), Overrides::default());
+    }
+
+    #[test]
+    fn overrides_roundtrip_through_the_wire_form() {
+        let o = Overrides::parse(Some(250.0), Some(32.0)).unwrap();
+        let back = Overrides::from_wire(o.timeout_ms(), o.memory_mb_wire()).unwrap();
+        assert_eq!(back, o);
+        assert_eq!(Overrides::from_wire(0.0, 0).unwrap(), Overrides::default());
+        // An out-of-range timeout on the wire keeps the executor's, as before.
+        assert_eq!(Overrides::from_wire(-1.0, 0).unwrap(), Overrides::default());
+    }
+
+    #[test]
+    fn test_hooks_are_named_on_the_wire() {
+        for hook in TestHook::ALL {
+            assert_eq!(TestHook::parse(hook.as_str()), Some(hook));
+        }
+        assert_eq!(TestHook::parse("nope"), None);
+    }
+
+    #[test]
+    fn completion_delivers_once_after_its_prologue() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let s = seen.clone();
+        let inner = Completion::new(move |o: Outcome| s.lock().unwrap().push(o.is_ok()));
+        let s = seen.clone();
+        let outer = inner.then_after(move || s.lock().unwrap().push(false));
+        assert!(outer.finish(Ok(Report::not_started("x".into(), Duration::ZERO))));
+        assert!(!outer.finish(Err(Fault::disposed())));
+        assert_eq!(*seen.lock().unwrap(), vec![false, true]);
+    }
+}
