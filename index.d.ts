@@ -67,6 +67,9 @@ export declare class NativeStore {
 /** The table of bounds. */
 export declare function boundTable(): Array<NativeBound>
 
+/** Every stable fault code, as `lib/errors.js` lists them (a test pins the two together). */
+export declare function errorCodes(): Array<string>
+
 /**
  * Measures [`NativeFloors`] on a thread of its own (never V8 on the caller's thread). Blocks
  * for roughly `samples` × 1.5 ms.

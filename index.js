@@ -838,5 +838,6 @@ module.exports = nativeBinding
 module.exports.NativeExecutor = nativeBinding.NativeExecutor
 module.exports.NativeStore = nativeBinding.NativeStore
 module.exports.boundTable = nativeBinding.boundTable
+module.exports.errorCodes = nativeBinding.errorCodes
 module.exports.measureFloors = nativeBinding.measureFloors
 module.exports.serveEngine = nativeBinding.serveEngine

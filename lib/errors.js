@@ -1,5 +1,6 @@
 'use strict';
-// Machinery faults carry a stable `code`; messages may change, codes never do.
+// Machinery faults carry a stable `code`; messages may change, codes never do. The list is
+// src/error.rs ErrorCode::ALL (a test compares the two).
 
 const CODES = Object.freeze({
   QUEUE_FULL: 'ERR_QUEUE_FULL',
@@ -7,6 +8,8 @@ const CODES = Object.freeze({
   WORKER_LOST: 'ERR_WORKER_LOST',
   INVALID_ARGUMENT: 'ERR_INVALID_ARGUMENT',
   HANDLE_CLOSED: 'ERR_HANDLE_CLOSED',
+  // The durable runtime's SQLite file could not be read or written.
+  STORE: 'ERR_STORE',
 });
 
 const KNOWN = new Set(Object.values(CODES));

@@ -18,10 +18,17 @@ pub mod tool_sink;
 
 use crate::error::{ErrorCode, Fault};
 use napi::Error;
+use napi_derive::napi;
 
 /// A fault thrown into JavaScript: napi-rs sets the thrown error's `code` from its status,
 /// here the fault's stable code (`ErrorCode: AsRef<str>`). Functions that throw faults return
 /// `napi::Result<T, ErrorCode>`.
 pub(crate) fn thrown(fault: Fault) -> Error<ErrorCode> {
     Error::new(fault.code, fault.message)
+}
+
+/// Every stable fault code, as `lib/errors.js` lists them (a test pins the two together).
+#[napi]
+pub fn error_codes() -> Vec<&'static str> {
+    ErrorCode::ALL.iter().map(|c| c.as_str()).collect()
 }

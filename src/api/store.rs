@@ -1,14 +1,17 @@
 //! The durable runtime's store, for `lib/runtime.js`: one `NativeStore` per SQLite file, every
 //! method taking the runtime name (the partition). Synchronous: each call is one short SQLite
 //! transaction (a contended file waits up to the busy timeout). Store errors are thrown with
-//! their message; values cross as storage-codec JSON text.
+//! their stable code (`ERR_STORE`; `ERR_INVALID_ARGUMENT` for an execution or entry that does
+//! not exist); values cross as storage-codec JSON text.
 
+use crate::error::{ErrorCode, Fault};
 use crate::store::{Call, Decision, Execution, LogEntry, Pending, Snippet, Store, StoreError};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-fn thrown(e: StoreError) -> Error {
-    Error::from_reason(e.0)
+/// A store failure thrown into JS with its stable code.
+fn thrown(e: StoreError) -> Error<ErrorCode> {
+    super::thrown(Fault::new(e.code, e.message))
 }
 
 #[napi(object)]
@@ -33,7 +36,7 @@ impl From<LogEntry> for NativeLogEntry {
             result: e.result,
             requires_approval: e.requires_approval,
             ephemeral: e.ephemeral,
-            state: e.state,
+            state: e.state.as_str().to_string(),
         }
     }
 }
@@ -57,7 +60,7 @@ impl From<Execution> for NativeExecution {
         NativeExecution {
             id: e.id,
             code: e.code,
-            status: e.status,
+            status: e.status.as_str().to_string(),
             result: e.result,
             error: e.error,
             logs: e.logs,
@@ -131,7 +134,7 @@ pub struct NativeStore {
 #[napi]
 impl NativeStore {
     #[napi(constructor)]
-    pub fn new(path: String) -> Result<Self> {
+    pub fn new(path: String) -> Result<Self, ErrorCode> {
         Ok(NativeStore {
             store: Store::open(&path).map_err(thrown)?,
         })
@@ -145,19 +148,24 @@ impl NativeStore {
         code: String,
         connectors_json: String,
         max_executions: i64,
-    ) -> Result<()> {
+    ) -> Result<(), ErrorCode> {
         self.store
             .begin(&runtime, &id, &code, &connectors_json, max_executions)
             .map_err(thrown)
     }
 
     #[napi]
-    pub fn resume(&self, runtime: String, id: String) -> Result<bool> {
+    pub fn resume(&self, runtime: String, id: String) -> Result<bool, ErrorCode> {
         self.store.resume(&runtime, &id).map_err(thrown)
     }
 
     #[napi]
-    pub fn decide(&self, runtime: String, id: String, call: NativeCall) -> Result<NativeDecision> {
+    pub fn decide(
+        &self,
+        runtime: String,
+        id: String,
+        call: NativeCall,
+    ) -> Result<NativeDecision, ErrorCode> {
         let args = match call.args_error {
             Some(message) => Err(message),
             None => Ok(call.args),
@@ -204,7 +212,7 @@ impl NativeStore {
         seq: i64,
         result: Option<String>,
         error: Option<String>,
-    ) -> Result<()> {
+    ) -> Result<(), ErrorCode> {
         let result = match error {
             Some(message) => Err(message),
             None => Ok(result),
@@ -221,7 +229,7 @@ impl NativeStore {
         id: String,
         result: Option<String>,
         logs_json: Option<String>,
-    ) -> Result<bool> {
+    ) -> Result<bool, ErrorCode> {
         self.store
             .complete(&runtime, &id, result.as_deref(), logs_json.as_deref())
             .map_err(thrown)
@@ -234,14 +242,18 @@ impl NativeStore {
         id: String,
         error: String,
         logs_json: Option<String>,
-    ) -> Result<bool> {
+    ) -> Result<bool, ErrorCode> {
         self.store
             .fail(&runtime, &id, &error, logs_json.as_deref())
             .map_err(thrown)
     }
 
     #[napi]
-    pub fn list_pending(&self, runtime: String, id: Option<String>) -> Result<Vec<NativePending>> {
+    pub fn list_pending(
+        &self,
+        runtime: String,
+        id: Option<String>,
+    ) -> Result<Vec<NativePending>, ErrorCode> {
         Ok(self
             .store
             .list_pending(&runtime, id.as_deref())
@@ -252,19 +264,27 @@ impl NativeStore {
     }
 
     #[napi]
-    pub fn reject(&self, runtime: String, id: String, seq: i64) -> Result<bool> {
+    pub fn reject(&self, runtime: String, id: String, seq: i64) -> Result<bool, ErrorCode> {
         self.store.reject(&runtime, &id, seq).map_err(thrown)
     }
 
     #[napi]
-    pub fn expire_paused(&self, runtime: String, max_age_ms: i64) -> Result<Vec<String>> {
+    pub fn expire_paused(
+        &self,
+        runtime: String,
+        max_age_ms: i64,
+    ) -> Result<Vec<String>, ErrorCode> {
         self.store
             .expire_paused(&runtime, max_age_ms)
             .map_err(thrown)
     }
 
     #[napi]
-    pub fn actions_to_revert(&self, runtime: String, id: String) -> Result<Vec<NativeLogEntry>> {
+    pub fn actions_to_revert(
+        &self,
+        runtime: String,
+        id: String,
+    ) -> Result<Vec<NativeLogEntry>, ErrorCode> {
         Ok(self
             .store
             .actions_to_revert(&runtime, &id)
@@ -275,17 +295,21 @@ impl NativeStore {
     }
 
     #[napi]
-    pub fn mark_reverted(&self, runtime: String, id: String, seq: i64) -> Result<()> {
+    pub fn mark_reverted(&self, runtime: String, id: String, seq: i64) -> Result<(), ErrorCode> {
         self.store.mark_reverted(&runtime, &id, seq).map_err(thrown)
     }
 
     #[napi]
-    pub fn mark_rolled_back(&self, runtime: String, id: String) -> Result<()> {
+    pub fn mark_rolled_back(&self, runtime: String, id: String) -> Result<(), ErrorCode> {
         self.store.mark_rolled_back(&runtime, &id).map_err(thrown)
     }
 
     #[napi]
-    pub fn get_execution(&self, runtime: String, id: String) -> Result<Option<NativeExecution>> {
+    pub fn get_execution(
+        &self,
+        runtime: String,
+        id: String,
+    ) -> Result<Option<NativeExecution>, ErrorCode> {
         Ok(self
             .store
             .get_execution(&runtime, &id)
@@ -298,7 +322,7 @@ impl NativeStore {
         &self,
         runtime: String,
         limit: Option<i64>,
-    ) -> Result<Vec<NativeExecution>> {
+    ) -> Result<Vec<NativeExecution>, ErrorCode> {
         Ok(self
             .store
             .list_executions(&runtime, limit)
@@ -310,12 +334,19 @@ impl NativeStore {
 
     /// The deleted execution's status, if it existed.
     #[napi]
-    pub fn delete_execution(&self, runtime: String, id: String) -> Result<Option<String>> {
-        self.store.delete_execution(&runtime, &id).map_err(thrown)
+    pub fn delete_execution(
+        &self,
+        runtime: String,
+        id: String,
+    ) -> Result<Option<String>, ErrorCode> {
+        self.store
+            .delete_execution(&runtime, &id)
+            .map(|status| status.map(|s| s.as_str().to_string()))
+            .map_err(thrown)
     }
 
     #[napi]
-    pub fn prune_executions(&self, runtime: String, keep: i64) -> Result<u32> {
+    pub fn prune_executions(&self, runtime: String, keep: i64) -> Result<u32, ErrorCode> {
         Ok(self
             .store
             .prune_executions(&runtime, keep)
@@ -323,7 +354,7 @@ impl NativeStore {
     }
 
     #[napi]
-    pub fn save_snippet(&self, runtime: String, snippet: NativeSnippet) -> Result<()> {
+    pub fn save_snippet(&self, runtime: String, snippet: NativeSnippet) -> Result<(), ErrorCode> {
         self.store
             .save_snippet(
                 &runtime,
@@ -340,7 +371,7 @@ impl NativeStore {
     }
 
     #[napi]
-    pub fn snippets(&self, runtime: String) -> Result<Vec<NativeSnippet>> {
+    pub fn snippets(&self, runtime: String) -> Result<Vec<NativeSnippet>, ErrorCode> {
         Ok(self
             .store
             .snippets(&runtime)
@@ -358,7 +389,7 @@ impl NativeStore {
     }
 
     #[napi]
-    pub fn delete_snippet(&self, runtime: String, name: String) -> Result<bool> {
+    pub fn delete_snippet(&self, runtime: String, name: String) -> Result<bool, ErrorCode> {
         self.store.delete_snippet(&runtime, &name).map_err(thrown)
     }
 }

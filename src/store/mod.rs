@@ -4,10 +4,41 @@
 //! checks need JS semantics), so this module only holds SQL and the transitions. Every operation
 //! that decides something runs in one `BEGIN IMMEDIATE` transaction, so two processes sharing
 //! the file can never both take the same decision (e.g. apply one approved action twice).
+//!
+//! The state machine. An execution ([`Status`]) and each entry of its log ([`EntryState`]):
+//!
+//! ```text
+//!  execution                      moved by
+//!  ─────────                      ────────
+//!  (none)     → running           begin
+//!  running    → paused            decide (a fresh call that requires approval)
+//!  paused     → running           resume (approve)
+//!  running    → completed         complete
+//!  running    → error             fail; decide/record_result on divergence or an
+//!                                 unrecordable value (fail_run); expire_paused (stale)
+//!  paused     → rejected          reject; expire_paused
+//!  any        → rolled_back       mark_rolled_back (after rollback reverted the entries)
+//!
+//!  log entry                      moved by
+//!  ─────────                      ────────
+//!  (none)     → pending           decide (requires approval: the run pauses)
+//!  (none)     → executing         decide (runs now)
+//!  pending    → executing         decide (on the pass after an approval: claimed first)
+//!  executing  → applied           record_result
+//!  pending    → reverted          reject; expire_paused
+//!  applied    → reverted          mark_reverted (rollback)
+//!  executing, pending → error     fail_run
+//!  reverted, error → pending/executing   decide (recorded again as a fresh call)
+//! ```
+//!
+//! `completed`, `error`, `rejected` and `rolled_back` are terminal ([`Status::TERMINAL`]); only
+//! terminal executions are pruned.
 
 mod schema;
 
-use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use crate::error::ErrorCode;
+use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSqlOutput, ValueRef};
+use rusqlite::{params, Connection, OptionalExtension, ToSql, TransactionBehavior};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -16,19 +47,115 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 pub const STEP_CONNECTOR: &str = "__step";
 
-/// A store failure: SQLite's own error, or a state-machine refusal with the spec's message.
+/// A store failure, with a stable code: `ERR_STORE` when the file cannot be read or written
+/// (SQLite's own error, a directory that cannot be made, a schema newer than this build), or
+/// `ERR_INVALID_ARGUMENT` when the caller named an execution or entry that does not exist.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoreError(pub String);
+pub struct StoreError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl StoreError {
+    pub fn io(message: String) -> StoreError {
+        StoreError {
+            code: ErrorCode::Store,
+            message,
+        }
+    }
+    pub fn missing(message: String) -> StoreError {
+        StoreError {
+            code: ErrorCode::InvalidArgument,
+            message,
+        }
+    }
+}
 
 impl std::fmt::Display for StoreError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
 impl From<rusqlite::Error> for StoreError {
     fn from(e: rusqlite::Error) -> Self {
-        StoreError(format!("codemode store: {e}"))
+        StoreError::io(format!("codemode store: {e}"))
+    }
+}
+
+/// Declares a state enum stored as text, with its SQL conversions.
+macro_rules! stored_enum {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum $name { $($(#[$vdoc])* $variant),+ }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+            /// The text stored in the file and shown to JS.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+            pub fn parse(text: &str) -> Option<$name> {
+                $name::ALL.iter().copied().find(|v| v.as_str() == text)
+            }
+        }
+
+        impl PartialEq<&str> for $name {
+            fn eq(&self, other: &&str) -> bool {
+                self.as_str() == *other
+            }
+        }
+
+        impl ToSql for $name {
+            fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+                Ok(ToSqlOutput::from(self.as_str()))
+            }
+        }
+
+        impl FromSql for $name {
+            fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+                let text = value.as_str()?;
+                $name::parse(text).ok_or_else(|| FromSqlError::Other(
+                    format!("unknown {} {text:?}", stringify!($name)).into(),
+                ))
+            }
+        }
+    };
+}
+
+stored_enum! {
+    /// Where an execution stands (see the state machine above).
+    Status {
+        Running = "running",
+        Paused = "paused",
+        Completed = "completed",
+        Error = "error",
+        Rejected = "rejected",
+        RolledBack = "rolled_back",
+    }
+}
+
+impl Status {
+    /// The statuses no transition leaves (except `rolled_back` after a rollback).
+    pub const TERMINAL: [Status; 4] = [
+        Status::Completed,
+        Status::Error,
+        Status::Rejected,
+        Status::RolledBack,
+    ];
+}
+
+stored_enum! {
+    /// Where one logged call stands (see the state machine above).
+    EntryState {
+        /// Awaiting approval.
+        Pending = "pending",
+        /// Decided to run; its result is not recorded yet.
+        Executing = "executing",
+        Applied = "applied",
+        Reverted = "reverted",
+        Error = "error",
     }
 }
 
@@ -45,14 +172,14 @@ pub struct LogEntry {
     pub result: Option<String>,
     pub requires_approval: bool,
     pub ephemeral: bool,
-    pub state: String,
+    pub state: EntryState,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Execution {
     pub id: String,
     pub code: String,
-    pub status: String,
+    pub status: Status,
     pub result: Option<String>,
     pub error: Option<String>,
     /// JSON array of console lines.
@@ -122,8 +249,6 @@ fn now_ms() -> i64 {
         .unwrap_or(0)
 }
 
-const TERMINAL: &str = "('completed','error','rejected','rolled_back')";
-
 impl Store {
     /// Opens (creating if needed) the store at `path` (`:memory:` for a private in-memory one).
     pub fn open(path: &str) -> StoreResult<Store> {
@@ -133,7 +258,7 @@ impl Store {
             if let Some(parent) = std::path::Path::new(path).parent() {
                 if !parent.as_os_str().is_empty() {
                     std::fs::create_dir_all(parent).map_err(|e| {
-                        StoreError(format!(
+                        StoreError::io(format!(
                             "codemode store: cannot create {}: {e}",
                             parent.display()
                         ))
@@ -181,8 +306,8 @@ impl Store {
             let now = now_ms();
             tx.execute(
                 "INSERT INTO cm_executions (runtime, id, code, status, connectors, created_at, updated_at)
-                 VALUES (?1, ?2, ?3, 'running', ?4, ?5, ?5)",
-                params![runtime, id, code, connectors_json, now],
+                 VALUES (?1, ?2, ?3, ?6, ?4, ?5, ?5)",
+                params![runtime, id, code, connectors_json, now, Status::Running],
             )?;
             prune(tx, runtime, max_executions, Some(id))?;
             Ok(())
@@ -193,9 +318,9 @@ impl Store {
     pub fn resume(&self, runtime: &str, id: &str) -> StoreResult<bool> {
         self.write(|tx| {
             let changed = tx.execute(
-                "UPDATE cm_executions SET status = 'running', updated_at = ?3
-                 WHERE runtime = ?1 AND id = ?2 AND status = 'paused'",
-                params![runtime, id, now_ms()],
+                "UPDATE cm_executions SET status = ?4, updated_at = ?3
+                 WHERE runtime = ?1 AND id = ?2 AND status = ?5",
+                params![runtime, id, now_ms(), Status::Running, Status::Paused],
             )?;
             Ok(changed == 1)
         })
@@ -204,7 +329,7 @@ impl Store {
     /// The replay decision for one call (spec §6.5), in one transaction.
     pub fn decide(&self, runtime: &str, id: &str, call: &Call<'_>) -> StoreResult<Decision> {
         self.write(|tx| {
-            let status: Option<String> = tx
+            let status: Option<Status> = tx
                 .query_row(
                     "SELECT status FROM cm_executions WHERE runtime = ?1 AND id = ?2",
                     params![runtime, id],
@@ -212,9 +337,9 @@ impl Store {
                 )
                 .optional()?;
             let Some(status) = status else {
-                return Err(StoreError(format!("No execution \"{id}\"")));
+                return Err(StoreError::missing(format!("No execution \"{id}\"")));
             };
-            if status != "running" {
+            if status != Status::Running {
                 return Ok(Decision::Pause);
             }
             let now = now_ms();
@@ -243,20 +368,20 @@ impl Store {
                         return Ok(Decision::Pause);
                     }
                 }
-                match entry.state.as_str() {
-                    "applied" if entry.ephemeral => return Ok(Decision::Execute),
-                    "applied" => return Ok(Decision::Replay(entry.result)),
-                    "pending" => {
+                match entry.state {
+                    EntryState::Applied if entry.ephemeral => return Ok(Decision::Execute),
+                    EntryState::Applied => return Ok(Decision::Replay(entry.result)),
+                    EntryState::Pending => {
                         // Approved since: claim it before executing, so a concurrent reject
                         // (which only acts on `pending`) finds nothing to do.
-                        set_entry_state(tx, runtime, id, call.seq, "executing")?;
+                        set_entry_state(tx, runtime, id, call.seq, EntryState::Executing)?;
                         touch(tx, runtime, id, now)?;
                         return Ok(Decision::Execute);
                     }
                     // A crash window of an earlier pass: run it again, without re-pausing.
-                    "executing" => return Ok(Decision::Execute),
-                    // `reverted` or `error`: recorded again as a fresh call.
-                    _ => {}
+                    EntryState::Executing => return Ok(Decision::Execute),
+                    // Recorded again as a fresh call.
+                    EntryState::Reverted | EntryState::Error => {}
                 }
             }
             // A fresh call.
@@ -267,7 +392,11 @@ impl Store {
                     return Ok(Decision::Pause);
                 }
             };
-            let state = if call.requires_approval { "pending" } else { "executing" };
+            let state = if call.requires_approval {
+                EntryState::Pending
+            } else {
+                EntryState::Executing
+            };
             tx.execute(
                 "INSERT OR REPLACE INTO cm_log
                    (runtime, execution_id, seq, connector, method, args, args_stable, result,
@@ -288,9 +417,9 @@ impl Store {
             )?;
             if call.requires_approval {
                 tx.execute(
-                    "UPDATE cm_executions SET status = 'paused', updated_at = ?3
+                    "UPDATE cm_executions SET status = ?4, updated_at = ?3
                      WHERE runtime = ?1 AND id = ?2",
-                    params![runtime, id, now],
+                    params![runtime, id, now, Status::Paused],
                 )?;
                 return Ok(Decision::Pause);
             }
@@ -309,7 +438,7 @@ impl Store {
     ) -> StoreResult<()> {
         self.write(|tx| {
             let Some(entry) = entry_at(tx, runtime, id, seq)? else {
-                return Err(StoreError(format!("No log entry at step {seq}")));
+                return Err(StoreError::missing(format!("No log entry at step {seq}")));
             };
             let now = now_ms();
             let stored = if entry.ephemeral {
@@ -324,9 +453,9 @@ impl Store {
                 }
             };
             tx.execute(
-                "UPDATE cm_log SET result = ?4, state = 'applied'
+                "UPDATE cm_log SET result = ?4, state = ?5
                  WHERE runtime = ?1 AND execution_id = ?2 AND seq = ?3",
-                params![runtime, id, seq, stored],
+                params![runtime, id, seq, stored, EntryState::Applied],
             )?;
             touch(tx, runtime, id, now)?;
             Ok(())
@@ -344,9 +473,17 @@ impl Store {
     ) -> StoreResult<bool> {
         self.write(|tx| {
             Ok(tx.execute(
-                "UPDATE cm_executions SET status = 'completed', result = ?3, logs = ?4, updated_at = ?5
-                 WHERE runtime = ?1 AND id = ?2 AND status = 'running'",
-                params![runtime, id, result, logs_json, now_ms()],
+                "UPDATE cm_executions SET status = ?6, result = ?3, logs = ?4, updated_at = ?5
+                 WHERE runtime = ?1 AND id = ?2 AND status = ?7",
+                params![
+                    runtime,
+                    id,
+                    result,
+                    logs_json,
+                    now_ms(),
+                    Status::Completed,
+                    Status::Running
+                ],
             )? == 1)
         })
     }
@@ -361,14 +498,16 @@ impl Store {
     ) -> StoreResult<bool> {
         self.write(|tx| {
             Ok(tx.execute(
-                "UPDATE cm_executions SET status = 'error', error = ?3, logs = ?4, updated_at = ?5
-                 WHERE runtime = ?1 AND id = ?2 AND status = 'running'",
+                "UPDATE cm_executions SET status = ?6, error = ?3, logs = ?4, updated_at = ?5
+                 WHERE runtime = ?1 AND id = ?2 AND status = ?7",
                 params![
                     runtime,
                     id,
                     cut_utf16(error, MAX_ERROR_UNITS),
                     logs_json,
-                    now_ms()
+                    now_ms(),
+                    Status::Error,
+                    Status::Running
                 ],
             )? == 1)
         })
@@ -381,11 +520,12 @@ impl Store {
         let mut stmt = conn.prepare(
             "SELECT l.execution_id, l.seq, l.connector, l.method, l.args
              FROM cm_log l JOIN cm_executions e ON e.runtime = l.runtime AND e.id = l.execution_id
-             WHERE l.runtime = ?1 AND l.state = 'pending' AND e.status = 'paused'
+             WHERE l.runtime = ?1 AND l.state = ?3 AND e.status = ?4
                AND (?2 IS NULL OR e.id = ?2)
              ORDER BY e.created_at DESC, e.id DESC, l.seq ASC",
         )?;
-        let rows = stmt.query_map(params![runtime, id], |r| {
+        let bound = params![runtime, id, EntryState::Pending, Status::Paused];
+        let rows = stmt.query_map(bound, |r| {
             Ok(Pending {
                 execution_id: r.get(0)?,
                 seq: r.get(1)?,
@@ -404,19 +544,19 @@ impl Store {
             let Some(entry) = entry_at(tx, runtime, id, seq)? else {
                 return Ok(false);
             };
-            if entry.state != "pending" {
+            if entry.state != EntryState::Pending {
                 return Ok(false);
             }
             let now = now_ms();
-            set_entry_state(tx, runtime, id, seq, "reverted")?;
+            set_entry_state(tx, runtime, id, seq, EntryState::Reverted)?;
             let error = format!(
                 "Action {}.{} rejected by user",
                 entry.connector, entry.method
             );
             tx.execute(
-                "UPDATE cm_executions SET status = 'rejected', error = ?3, updated_at = ?4
+                "UPDATE cm_executions SET status = ?5, error = ?3, updated_at = ?4
                  WHERE runtime = ?1 AND id = ?2",
-                params![runtime, id, error, now],
+                params![runtime, id, error, now, Status::Rejected],
             )?;
             Ok(true)
         })
@@ -428,23 +568,23 @@ impl Store {
         self.write(|tx| {
             let now = now_ms();
             let cutoff = now - max_age_ms;
-            let stale: Vec<(String, String)> = {
+            let stale: Vec<(String, Status)> = {
                 let mut stmt = tx.prepare(
                     "SELECT id, status FROM cm_executions
-                     WHERE runtime = ?1 AND status IN ('paused','running') AND updated_at < ?2
+                     WHERE runtime = ?1 AND status IN (?3, ?4) AND updated_at < ?2
                      ORDER BY created_at DESC, id DESC",
                 )?;
-                let rows =
-                    stmt.query_map(params![runtime, cutoff], |r| Ok((r.get(0)?, r.get(1)?)))?;
+                let bound = params![runtime, cutoff, Status::Paused, Status::Running];
+                let rows = stmt.query_map(bound, |r| Ok((r.get(0)?, r.get(1)?)))?;
                 rows.collect::<Result<_, _>>()?
             };
             let mut changed = Vec::new();
             for (id, status) in stale {
-                let (next, error) = if status == "paused" {
-                    ("rejected", "Expired awaiting approval")
+                let (next, error) = if status == Status::Paused {
+                    (Status::Rejected, "Expired awaiting approval")
                 } else {
                     (
-                        "error",
+                        Status::Error,
                         "Expired while running — the host never completed the pass",
                     )
                 };
@@ -455,9 +595,9 @@ impl Store {
                 )?;
                 if n == 1 {
                     tx.execute(
-                        "UPDATE cm_log SET state = 'reverted'
-                         WHERE runtime = ?1 AND execution_id = ?2 AND state = 'pending'",
-                        params![runtime, id],
+                        "UPDATE cm_log SET state = ?3
+                         WHERE runtime = ?1 AND execution_id = ?2 AND state = ?4",
+                        params![runtime, id, EntryState::Reverted, EntryState::Pending],
                     )?;
                     changed.push(id);
                 }
@@ -471,17 +611,18 @@ impl Store {
         let conn = self.lock();
         let mut stmt = conn.prepare(&format!(
             "SELECT {ENTRY_COLUMNS} FROM cm_log
-             WHERE runtime = ?1 AND execution_id = ?2 AND state = 'applied' AND connector <> ?3
+             WHERE runtime = ?1 AND execution_id = ?2 AND state = ?4 AND connector <> ?3
              ORDER BY seq DESC"
         ))?;
-        let rows = stmt.query_map(params![runtime, id, STEP_CONNECTOR], entry_row)?;
+        let bound = params![runtime, id, STEP_CONNECTOR, EntryState::Applied];
+        let rows = stmt.query_map(bound, entry_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
     pub fn mark_reverted(&self, runtime: &str, id: &str, seq: i64) -> StoreResult<()> {
         self.write(|tx| {
             if entry_at(tx, runtime, id, seq)?.is_some() {
-                set_entry_state(tx, runtime, id, seq, "reverted")?;
+                set_entry_state(tx, runtime, id, seq, EntryState::Reverted)?;
                 touch(tx, runtime, id, now_ms())?;
             }
             Ok(())
@@ -491,9 +632,9 @@ impl Store {
     pub fn mark_rolled_back(&self, runtime: &str, id: &str) -> StoreResult<()> {
         self.write(|tx| {
             tx.execute(
-                "UPDATE cm_executions SET status = 'rolled_back', updated_at = ?3
+                "UPDATE cm_executions SET status = ?4, updated_at = ?3
                  WHERE runtime = ?1 AND id = ?2",
-                params![runtime, id, now_ms()],
+                params![runtime, id, now_ms(), Status::RolledBack],
             )?;
             Ok(())
         })
@@ -539,9 +680,9 @@ impl Store {
     }
 
     /// Deletes an execution and its log. Returns its status if it existed.
-    pub fn delete_execution(&self, runtime: &str, id: &str) -> StoreResult<Option<String>> {
+    pub fn delete_execution(&self, runtime: &str, id: &str) -> StoreResult<Option<Status>> {
         self.write(|tx| {
-            let status: Option<String> = tx
+            let status: Option<Status> = tx
                 .query_row(
                     "SELECT status FROM cm_executions WHERE runtime = ?1 AND id = ?2",
                     params![runtime, id],
@@ -676,7 +817,7 @@ fn set_entry_state(
     runtime: &str,
     id: &str,
     seq: i64,
-    state: &str,
+    state: EntryState,
 ) -> StoreResult<()> {
     conn.execute(
         "UPDATE cm_log SET state = ?4 WHERE runtime = ?1 AND execution_id = ?2 AND seq = ?3",
@@ -722,26 +863,41 @@ fn fail_run(
     now: i64,
 ) -> StoreResult<()> {
     conn.execute(
-        "UPDATE cm_log SET state = 'error'
-         WHERE runtime = ?1 AND execution_id = ?2 AND seq = ?3 AND state IN ('executing','pending')",
-        params![runtime, id, seq],
+        "UPDATE cm_log SET state = ?4
+         WHERE runtime = ?1 AND execution_id = ?2 AND seq = ?3 AND state IN (?5, ?6)",
+        params![
+            runtime,
+            id,
+            seq,
+            EntryState::Error,
+            EntryState::Executing,
+            EntryState::Pending
+        ],
     )?;
     conn.execute(
-        "UPDATE cm_executions SET status = 'error', error = ?3, updated_at = ?4
+        "UPDATE cm_executions SET status = ?5, error = ?3, updated_at = ?4
          WHERE runtime = ?1 AND id = ?2",
-        params![runtime, id, cut_utf16(message, MAX_ERROR_UNITS), now],
+        params![
+            runtime,
+            id,
+            cut_utf16(message, MAX_ERROR_UNITS),
+            now,
+            Status::Error
+        ],
     )?;
     Ok(())
 }
 
 fn prune(conn: &Connection, runtime: &str, keep: i64, except: Option<&str>) -> StoreResult<usize> {
     let doomed: Vec<String> = {
-        let mut stmt = conn.prepare(&format!(
+        let mut stmt = conn.prepare(
             "SELECT id FROM cm_executions
-             WHERE runtime = ?1 AND status IN {TERMINAL} AND (?3 IS NULL OR id <> ?3)
-             ORDER BY created_at DESC, id DESC LIMIT -1 OFFSET ?2"
-        ))?;
-        let rows = stmt.query_map(params![runtime, keep.max(0), except], |r| r.get(0))?;
+             WHERE runtime = ?1 AND status IN (?4, ?5, ?6, ?7) AND (?3 IS NULL OR id <> ?3)
+             ORDER BY created_at DESC, id DESC LIMIT -1 OFFSET ?2",
+        )?;
+        let [a, b, c, d] = Status::TERMINAL;
+        let bound = params![runtime, keep.max(0), except, a, b, c, d];
+        let rows = stmt.query_map(bound, |r| r.get(0))?;
         rows.collect::<Result<_, _>>()?
     };
     for id in &doomed {

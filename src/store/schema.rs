@@ -52,7 +52,7 @@ pub fn migrate(conn: &Connection) -> StoreResult<()> {
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     let known = MIGRATIONS.len() as i64;
     if version > known {
-        return Err(StoreError(format!(
+        return Err(StoreError::io(format!(
             "codemode store: the file has schema version {version}, newer than this package understands ({known})"
         )));
     }

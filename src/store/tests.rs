@@ -15,8 +15,38 @@ fn call<'a>(seq: i64, connector: &'a str, method: &'a str, args: &str, approval:
     }
 }
 
-fn status(store: &Store, id: &str) -> String {
-    store.get_execution(RT, id).unwrap().unwrap().status
+#[test]
+fn state_names_are_the_stored_text() {
+    let statuses: Vec<&str> = Status::ALL.iter().map(|s| s.as_str()).collect();
+    assert_eq!(
+        statuses,
+        [
+            "running",
+            "paused",
+            "completed",
+            "error",
+            "rejected",
+            "rolled_back"
+        ]
+    );
+    let states: Vec<&str> = EntryState::ALL.iter().map(|s| s.as_str()).collect();
+    assert_eq!(
+        states,
+        ["pending", "executing", "applied", "reverted", "error"]
+    );
+    for s in Status::ALL {
+        assert_eq!(Status::parse(s.as_str()), Some(*s));
+    }
+    assert_eq!(Status::parse("nope"), None);
+}
+
+fn status(store: &Store, id: &str) -> &'static str {
+    store
+        .get_execution(RT, id)
+        .unwrap()
+        .unwrap()
+        .status
+        .as_str()
 }
 
 #[test]
@@ -58,14 +88,12 @@ fn a_run_records_replays_and_completes() {
     assert_eq!(
         store
             .decide(RT, "nope", &call(0, "gh", "x", "{}", false))
-            .unwrap_err()
-            .0,
-        "No execution \"nope\""
+            .unwrap_err(),
+        StoreError::missing("No execution \"nope\"".into())
     );
-    assert_eq!(
-        store.record_result(RT, "e1", 9, Ok(None)).unwrap_err().0,
-        "No log entry at step 9"
-    );
+    let missing = store.record_result(RT, "e1", 9, Ok(None)).unwrap_err();
+    assert_eq!(missing.code, crate::error::ErrorCode::InvalidArgument);
+    assert_eq!(missing.message, "No log entry at step 9");
 }
 
 #[test]
@@ -277,8 +305,8 @@ fn expiry_prune_rollback_and_delete() {
         .collect();
     assert_eq!(ids, vec!["live", "t4", "t3", "t2"]);
     assert_eq!(
-        store.delete_execution(RT, "live").unwrap().as_deref(),
-        Some("running")
+        store.delete_execution(RT, "live").unwrap(),
+        Some(Status::Running)
     );
     assert_eq!(store.delete_execution(RT, "live").unwrap(), None);
 }
@@ -368,10 +396,8 @@ fn a_newer_schema_is_refused() {
         .unwrap()
         .pragma_update(None, "user_version", 99)
         .unwrap();
-    assert!(Store::open(path)
-        .err()
-        .unwrap()
-        .0
-        .contains("schema version 99"));
+    let newer = Store::open(path).err().unwrap();
+    assert_eq!(newer.code, crate::error::ErrorCode::Store);
+    assert!(newer.message.contains("schema version 99"));
     let _ = std::fs::remove_dir_all(&dir);
 }
