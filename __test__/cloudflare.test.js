@@ -1,6 +1,6 @@
 'use strict';
 // The Cloudflare drop-in: execute(code, providersOrFns, options) must behave as the spec
-// (../shared/spec/cloudflare-compat.md §2–§4) says DynamicWorkerExecutor does, and Cloudflare's
+// (docs/cloudflare-compat.md §2–§4) says DynamicWorkerExecutor does, and Cloudflare's
 // own runCode from the published @cloudflare/codemode 0.5.6 must run against it unchanged.
 // The package's entry imports `cloudflare:workers`, so its Workers-free chunks are imported by
 // file (the chunk names are fixed for the pinned version).

@@ -1,5 +1,5 @@
 'use strict';
-// Connectors (spec §8): CodemodeConnector, McpConnector, OpenApiConnector, ToolSetConnector.
+// Connectors (docs/cloudflare-compat.md §8): CodemodeConnector, McpConnector, OpenApiConnector, ToolSetConnector.
 // Each rule is checked on lib/connectors.js, and wherever Cloudflare's published 0.5.6 classes
 // can run in Node the same subclass is built on both and every observable result — describe(),
 // tool results, error messages, host warnings, type blocks — is compared (`sameOnBoth`).

@@ -1,5 +1,5 @@
 'use strict';
-// The Web platform globals of the sandbox (spec §2.15): timers, queueMicrotask, performance,
+// The Web platform globals of the sandbox (docs/cloudflare-compat.md §2.15): timers, queueMicrotask, performance,
 // structuredClone, atob/btoa, TextEncoder/TextDecoder, crypto random values, DOMException.
 // Where Node has the same API, the sandbox must agree with it.
 const test = require('node:test');

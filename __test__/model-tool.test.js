@@ -1,5 +1,5 @@
 'use strict';
-// The model-facing tool's parts (spec §9): description, input schema, toModelOutput.
+// The model-facing tool's parts (docs/cloudflare-compat.md §9): description, input schema, toModelOutput.
 //
 // Fixed expectations for each rule, then a comparison with @cloudflare/codemode 0.5.6 used
 // as a black box. Cloudflare keeps buildDescription, its Standard Schema object and

@@ -1,5 +1,5 @@
 'use strict';
-// The durable runtime (spec §6–§10) over a SQLite file: every transition and message of §6,
+// The durable runtime (docs/cloudflare-compat.md §6–§10) over a SQLite file: every transition and message of §6,
 // across passes, processes and races.
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -319,13 +319,13 @@ test('expirePaused: paused runs become rejected, stale running runs become error
 
 test('retention keeps exactly maxExecutions terminal runs besides the newest; prune and delete', async () => {
   const { runtime } = setup({}, { maxExecutions: 3 });
-  // Runs started in the same millisecond order by their random id suffix (spec §6.3): space them.
+  // Runs started in the same millisecond order by their random id suffix (docs/cloudflare-compat.md §6.3): space them.
   for (let i = 0; i < 5; i++) {
     await runtime.execute({ code: `async () => ${i}` });
     await new Promise((r) => setTimeout(r, 3));
   }
   let all = await runtime.executions();
-  // Pruning happens when a run begins (spec §6.5): the newest run plus exactly 3 earlier ones.
+  // Pruning happens when a run begins (docs/cloudflare-compat.md §6.5): the newest run plus exactly 3 earlier ones.
   assert.deepEqual(all.map((e) => e.result), [4, 3, 2, 1]);
   assert.equal((await runtime.executions(2)).length, 2);
   const paused = await runtime.execute({ code: READ_THEN_CREATE });

@@ -1,5 +1,5 @@
 'use strict';
-// jsonSchemaToType / generateTypesFromJsonSchema (spec §13.2, §13.3).
+// jsonSchemaToType / generateTypesFromJsonSchema (docs/cloudflare-compat.md §13.2, §13.3).
 //
 // Two kinds of test: fixed expectations for each rule of the spec (these hold without
 // Cloudflare's package), and a string-for-string comparison with @cloudflare/codemode 0.5.6

@@ -1,5 +1,5 @@
 'use strict';
-// search(query) and describe(target) (spec §11).
+// search(query) and describe(target) (docs/cloudflare-compat.md §11).
 //
 // Two kinds of test: fixed expectations for each rule of the spec (they hold without
 // Cloudflare's package), and a value-for-value comparison with @cloudflare/codemode 0.5.6,

@@ -1,5 +1,5 @@
 'use strict';
-// truncateResult / truncateResponse (spec §12): the spec's exact examples, and agreement with
+// truncateResult / truncateResponse (docs/cloudflare-compat.md §12): the spec's exact examples, and agreement with
 // Cloudflare's published implementation (a black-box oracle) over a varied corpus.
 const test = require('node:test');
 const assert = require('node:assert/strict');

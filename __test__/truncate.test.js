@@ -1,5 +1,5 @@
 'use strict';
-// truncateResponse / truncateResult (spec §12): the spec's exact examples, the "same reference"
+// truncateResponse / truncateResult (docs/cloudflare-compat.md §12): the spec's exact examples, the "same reference"
 // returns, and output deep-equal to Cloudflare's own helpers (@cloudflare/codemode 0.5.6, used
 // only as a black-box oracle) over a varied corpus. The package entry imports
 // `cloudflare:workers`, so the helpers' chunk is imported by file (its name is fixed for the

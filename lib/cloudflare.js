@@ -1,5 +1,5 @@
 'use strict';
-// The Cloudflare form of execute (spec §2): execute(code, providersOrFns, options?) with
+// The Cloudflare form of execute (docs/cloudflare-compat.md §2): execute(code, providersOrFns, options?) with
 // Cloudflare's pre-flight validation, messages, transport codec and result shape, on top of the
 // executor's native runner.
 const { transportStringify, transportParse, cloneStringify, cloneParse } = require('./codec.js');
@@ -18,7 +18,7 @@ function nameProblem(what, name) {
   return null;
 }
 
-// Pre-flight validation, in the spec's order (first failure wins). Returns
+// Pre-flight validation, in the order of docs/cloudflare-compat.md §2.3 (first failure wins). Returns
 // { error } or { namespaces, tables }.
 function prepare(providers, connectors) {
   const seen = new Set();

@@ -4,7 +4,7 @@
 // sides encode and decode with one implementation. Everything it uses from the language is
 // captured when it loads, before any program runs.
 //
-// - The transport codec (spec §4.1): JSON with binary values as
+// - The transport codec (docs/cloudflare-compat.md §4.1): JSON with binary values as
 //   {"__codemode_binary_v1__": kind, "data": base64}. Used for provider tool arguments and
 //   replies, exactly as Cloudflare's executor does.
 // - The clone codec: JSON with tagged values, for what Workers RPC carries by structured clone

@@ -1,5 +1,5 @@
 'use strict';
-// Connectors: the runtime's unit of integration (spec §8). A connector names a sandbox
+// Connectors: the runtime's unit of integration (docs/cloudflare-compat.md §8). A connector names a sandbox
 // namespace (`name()`), may add guidance for the model (`instructions()`), and lists its tools
 // (`tools()`); the runtime only ever uses the derived surface — `describe()`, `executeTool()`,
 // `revertAction()`, `onPassEnd()`, `disposeExecution()`, `getTypeScriptTypes()` (§6.1).

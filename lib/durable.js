@@ -1,5 +1,5 @@
 'use strict';
-// Values in the durable log (spec §4.2, §4.3, §6.6): the storage codec (the transport codec's
+// Values in the durable log (docs/cloudflare-compat.md §4.2, §4.3, §6.6): the storage codec (the transport codec's
 // binary envelopes plus a bigint one; `undefined` is "no value"), the stable form used to
 // compare a replayed call's arguments with the recorded ones, and the size-checked conversion
 // with the messages the model reads.
@@ -7,7 +7,7 @@
 const { transportReplacer, transportReviver } = require('./codec.js');
 
 const BIGINT_TAG = '__codemode_bigint_v1__';
-/** Longest serialized value kept in the log, in UTF-16 code units (the spec's "bytes"). */
+/** Longest serialized value kept in the log, in UTF-16 code units (docs/cloudflare-compat.md's "bytes"). */
 const MAX_DURABLE_VALUE_BYTES = 1_000_000;
 
 /** JSON text for a durable column; `undefined` for `undefined`. Throws where JSON would. */

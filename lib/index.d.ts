@@ -160,7 +160,7 @@ export interface ExecutorStats {
   enginePids?: number[]
 }
 
-// ---- Cloudflare's executor contract (spec §2.1), for code written against @cloudflare/codemode ----
+// ---- Cloudflare's executor contract (docs/cloudflare-compat.md §2.1), for code written against @cloudflare/codemode ----
 
 /** The outcome of the Cloudflare form: `error` only on failure; `logs` absent only for pre-flight errors. */
 export interface ExecuteResult {
@@ -250,7 +250,7 @@ export declare function truncateResponse(text: string, options?: TruncateOptions
 /** Shrinks a value structurally so its JSON fits the budget; returns the same reference when it already fits. */
 export declare function truncateResult<T>(value: T, options?: TruncateOptions): T | unknown
 
-// ---- The durable runtime (spec §6–§11): createCodemodeRuntime, connectors, snippets ----
+// ---- The durable runtime (docs/cloudflare-compat.md §6–§11): createCodemodeRuntime, connectors, snippets ----
 
 /** A JSON Schema object (Cloudflare types these as `JSONSchema7`). */
 export type JSONSchema = { [key: string]: unknown }

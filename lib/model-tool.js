@@ -1,5 +1,5 @@
 'use strict';
-// The model-facing parts of the runtime tool (`runtime.tool()`, spec §9): the description
+// The model-facing parts of the runtime tool (`runtime.tool()`, docs/cloudflare-compat.md §9): the description
 // the model reads, the Standard Schema of its `{ code }` input, and the projection of a run's
 // output that goes back to the model. The description text is a contract with the model, so
 // it is @cloudflare/codemode 0.5.6's text word for word.
@@ -43,7 +43,7 @@ function connectorName(connector) {
   return typeof connector === 'string' ? connector : connector.name();
 }
 
-// The tool description (spec §9.1). A non-empty custom description is used as it is (the
+// The tool description (docs/cloudflare-compat.md §9.1). A non-empty custom description is used as it is (the
 // hints are then ignored); otherwise the fixed text lists the connectors, each with its hint
 // when `connectorHints[name]` is a non-empty string.
 function buildDescription(connectorNames, customDescription, connectorHints) {
@@ -69,7 +69,7 @@ function codeJsonSchema() {
   };
 }
 
-// The tool's input schema, a Standard Schema v1 object (spec §9.2). `validate` keeps only
+// The tool's input schema, a Standard Schema v1 object (docs/cloudflare-compat.md §9.2). `validate` keeps only
 // `code`; the vendor is Cloudflare's, so consumers that key on it treat us the same.
 // (Cloudflare's `types` member exists only in its TypeScript declarations, not at run time.)
 const codeInputSchema = {
@@ -109,7 +109,7 @@ function toJSONValue(value) {
   }
 }
 
-// The model's view of a tool output (spec §9.4): `{ type: "json", value }` with everything
+// The model's view of a tool output (docs/cloudflare-compat.md §9.4): `{ type: "json", value }` with everything
 // but `calls` (the durable call log stays with the host), `logs` bounded by truncateResult's
 // default budget, and the value made JSON-safe. Non-object outputs pass through as JSON.
 // `result` is not truncated here (that is transformResult's job). Never throws.

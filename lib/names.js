@@ -3,7 +3,7 @@
 
 const IDENTIFIER = /^[a-zA-Z_$][a-zA-Z0-9_$]*$/;
 
-// Cloudflare's reserved provider names (spec §2.3), kept exactly.
+// Cloudflare's reserved provider names (docs/cloudflare-compat.md §2.3), kept exactly.
 const CLOUDFLARE_RESERVED = [
   '__dispatchers', '__connectors', '__logs', '__CODEMODE_BINARY_TAG', '__bytesToBase64',
   '__base64ToBytes', '__encodeCodemodeValue', '__decodeCodemodeValue', '__stringifyForCodemode',
@@ -35,7 +35,7 @@ function providerNameProblem(name) {
   return null;
 }
 
-// Words a sanitized tool name must not be (spec §13.1); such a name gets a trailing "_".
+// Words a sanitized tool name must not be (docs/cloudflare-compat.md §13.1); such a name gets a trailing "_".
 const TOOL_NAME_RESERVED = new Set(('abstract arguments await boolean break byte case catch char class const ' +
   'continue debugger default delete do double else enum eval export extends false final finally float for ' +
   'function goto if implements import in instanceof int interface let long native new null package private ' +

@@ -1,5 +1,5 @@
 'use strict';
-// normalizeCode (spec §3): turns raw model output (fences, bare expressions, statement blocks,
+// normalizeCode (docs/cloudflare-compat.md §3): turns raw model output (fences, bare expressions, statement blocks,
 // `export default`, named functions) into an expression evaluating to an async function.
 // Slicing uses acorn's offsets, which are JS string (UTF-16) indices.
 const acorn = require('acorn');

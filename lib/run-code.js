@@ -1,5 +1,5 @@
 'use strict';
-// runCode (spec §5): normalize, execute, and turn an error into a thrown Error whose text the
+// runCode (docs/cloudflare-compat.md §5): normalize, execute, and turn an error into a thrown Error whose text the
 // model reads next ("Code execution failed: ..." plus the console output).
 const { normalizeCode } = require('./normalize.js');
 

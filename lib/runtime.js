@@ -1,5 +1,5 @@
 'use strict';
-// The durable Code Mode runtime (spec §6–§11) for Node: Cloudflare keeps it in a Durable Object,
+// The durable Code Mode runtime (docs/cloudflare-compat.md §6–§11) for Node: Cloudflare keeps it in a Durable Object,
 // this keeps it in a SQLite file (src/store via NativeStore). Nothing per run lives in memory:
 // every operation addresses an execution id, so any process over the same file can resume,
 // approve, reject or roll back any run.
@@ -74,7 +74,7 @@ function requiresMessage(subject, missing) {
   return `${subject} requires connector(s) ${missing.map((m) => `"${m}"`).join(', ')} that are not configured on this runtime.`;
 }
 
-// ---- Rows → the shapes of the spec -------------------------------------------------------------
+// ---- Rows → the shapes of docs/cloudflare-compat.md §6 -------------------------------------------------------------
 
 function toEntry(row) {
   const entry = {
@@ -392,7 +392,7 @@ class CodemodeRuntimeHandle {
     return this.#setup;
   }
 
-  /** The AI SDK tool: `{ description, inputSchema, execute, toModelOutput }` (spec §9). */
+  /** The AI SDK tool: `{ description, inputSchema, execute, toModelOutput }` (docs/cloudflare-compat.md §9). */
   tool(options) {
     options = options || {};
     const facet = this.#store();

@@ -1,6 +1,6 @@
 'use strict';
 // Turns JSON Schemas into TypeScript declarations for the prompt that tells a model which
-// tools it may call (spec §13.2, §13.3). The output must be byte-for-byte what
+// tools it may call (docs/cloudflare-compat.md §13.2, §13.3). The output must be byte-for-byte what
 // @cloudflare/codemode produces, since callers paste it into prompts and compare snapshots;
 // that is why some odd-looking results below (an empty union, `string | null[]`, duplicated
 // aliases after a failure) are kept on purpose.

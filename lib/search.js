@@ -1,6 +1,6 @@
 'use strict';
 // search(query) and describe(target) over connector descriptions and saved snippets
-// (spec §11). The model reads these answers to find the method it should call, and tests
+// (docs/cloudflare-compat.md §11). The model reads these answers to find the method it should call, and tests
 // and prompts compare them, so ranking, scores and texts follow @cloudflare/codemode 0.5.6
 // exactly, quirks included (they are listed where they happen below).
 //
@@ -147,7 +147,7 @@ function searchItems(descriptions, snippets) {
   return items;
 }
 
-// search(query) → { results, total, truncated } (spec §11.1). Results are ordered by score,
+// search(query) → { results, total, truncated } (docs/cloudflare-compat.md §11.1). Results are ordered by score,
 // best first, ties by path (localeCompare); an empty query (after normalization) finds nothing.
 function searchConnectors(query, descriptions, snippets) {
   const items = searchItems(descriptions, snippets);
@@ -185,7 +185,7 @@ function renderMethodTypes(method, descriptors) {
   return generated.slice(0, generated.indexOf('declare const codemode')).trim();
 }
 
-// describe(target) → { path, description?, requiresApproval?, types, kind } (spec §11.2).
+// describe(target) → { path, description?, requiresApproval?, types, kind } (docs/cloudflare-compat.md §11.2).
 function describeTarget(target, descriptions, snippets) {
   const snippet = snippets ? snippets.find((s) => s.name === target) : undefined;
   if (snippet) {

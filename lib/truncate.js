@@ -1,5 +1,5 @@
 'use strict';
-// Truncation helpers (spec §12): keep a tool result or response inside a token budget that a
+// Truncation helpers (docs/cloudflare-compat.md §12): keep a tool result or response inside a token budget that a
 // model can read, while saying what was cut. Budgets are counted in JS string (UTF-16) units of
 // the compact JSON, the same unit Cloudflare's @cloudflare/codemode 0.5.6 uses.
 
@@ -15,7 +15,7 @@ function limits(options) {
   return { maxTokens, maxChars };
 }
 
-// en-US grouping (`6,000`) whatever the host locale, as the spec asks for.
+// en-US grouping (`6,000`) whatever the host locale, as docs/cloudflare-compat.md §12 asks for.
 const grouped = (n) => n.toLocaleString('en-US');
 
 function truncateResponse(text, options) {

@@ -1,4 +1,4 @@
-// The Web platform globals model code expects from Workers (spec §2.15), implemented inside the
+// The Web platform globals model code expects from Workers (docs/cloudflare-compat.md §2.15), implemented inside the
 // sandbox with nothing of the host behind them. Evaluated once per context right after
 // bootstrap.js, as a function expression receiving the same natives; returns the helpers the
 // worker calls (fireTimer). Timers live only as long as the run: the worker drops them with

@@ -1,6 +1,6 @@
 //! The durable runtime's store: executions, their tool-call log and saved snippets in one SQLite
 //! file, partitioned by runtime name. This is the state machine of the Cloudflare runtime facet
-//! (spec §6.5); values arrive already encoded by the JS side (the storage codec and its size
+//! (docs/cloudflare-compat.md §6.5); values arrive already encoded by the JS side (the storage codec and its size
 //! checks need JS semantics), so this module only holds SQL and the transitions. Every operation
 //! that decides something runs in one `BEGIN IMMEDIATE` transaction, so two processes sharing
 //! the file can never both take the same decision (e.g. apply one approved action twice).
@@ -210,7 +210,7 @@ pub struct Snippet {
     pub connectors: Option<String>,
 }
 
-/// What the runtime does with one tool call or step (spec §6.5 `decide`).
+/// What the runtime does with one tool call or step (docs/cloudflare-compat.md §6.5 `decide`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Decision {
     /// Return the recorded result (storage-codec JSON, `None` for an absent value).
@@ -326,7 +326,7 @@ impl Store {
         })
     }
 
-    /// The replay decision for one call (spec §6.5), in one transaction.
+    /// The replay decision for one call (docs/cloudflare-compat.md §6.5), in one transaction.
     pub fn decide(&self, runtime: &str, id: &str, call: &Call<'_>) -> StoreResult<Decision> {
         self.write(|tx| {
             let status: Option<Status> = tx
@@ -838,7 +838,7 @@ fn divergence(seq: i64, detail: &str) -> String {
     format!("Codemode replay divergence at step {seq}: {detail}")
 }
 
-/// The longest error text kept (spec §6.6), in UTF-16 code units as JS counts them.
+/// The longest error text kept (docs/cloudflare-compat.md §6.6), in UTF-16 code units as JS counts them.
 const MAX_ERROR_UNITS: usize = 1_000_000;
 
 fn cut_utf16(text: &str, max_units: usize) -> &str {
@@ -852,7 +852,7 @@ fn cut_utf16(text: &str, max_units: usize) -> &str {
     text
 }
 
-/// `#fail` of the spec: the entry at `seq` (if executing or pending) becomes `error`, and the
+/// `#fail` of docs/cloudflare-compat.md: the entry at `seq` (if executing or pending) becomes `error`, and the
 /// execution fails with `message`.
 fn fail_run(
     conn: &Connection,
