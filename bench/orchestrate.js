@@ -154,7 +154,7 @@ async function idleMemory(variants, labels) {
 // CPU of each phase of a fresh isolate.
 function measureFloors() {
   const root = path.resolve(__dirname, '..');
-  const script = `const n = require(${JSON.stringify(path.join(root, 'index.js'))});
+  const script = `const n = require(${JSON.stringify(path.join(root, 'binding.js'))});
     process.stdout.write(JSON.stringify(typeof n.measureFloors === 'function'
       ? n.measureFloors(300) : { error: 'this build has no measureFloors' }));`;
   try {

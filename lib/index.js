@@ -1,17 +1,17 @@
 'use strict';
-const { IsolateExecutor } = require('./executor.js');
-const { CODES, CodemodeExecutorError } = require('./errors.js');
-const { normalizeCode } = require('./normalize.js');
-const { sanitizeToolName } = require('./names.js');
-const { runCode } = require('./run-code.js');
-const { jsonSchemaToType, generateTypesFromJsonSchema } = require('./schema-types.js');
-const { truncateResult, truncateResponse } = require('./truncate.js');
+const { IsolateExecutor } = require('./executor/index.js');
+const { CODES, CodemodeExecutorError } = require('./executor/errors.js');
+const { normalizeCode } = require('./cloudflare/normalize.js');
+const { sanitizeToolName } = require('./cloudflare/names.js');
+const { runCode } = require('./cloudflare/run-code.js');
+const { jsonSchemaToType, generateTypesFromJsonSchema } = require('./cloudflare/schema-types.js');
+const { truncateResult, truncateResponse } = require('./cloudflare/truncate.js');
 const {
   createCodemodeRuntime, DEFAULT_MAX_EXECUTIONS, DEFAULT_PAUSED_TTL_MS, MAX_DURABLE_VALUE_BYTES,
-} = require('./runtime.js');
+} = require('./runtime/index.js');
 const {
   CodemodeConnector, McpConnector, OpenApiConnector, ToolSetConnector, toolSetConnector,
-} = require('./connectors.js');
+} = require('./connectors/index.js');
 
 module.exports = {
   IsolateExecutor,

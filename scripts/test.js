@@ -1,24 +1,61 @@
 #!/usr/bin/env node
 'use strict';
-// `npm test`: the JS suite once per isolation mode ('process', the default, then 'thread'),
-// then the Rust unit tests. Extra arguments narrow the JS run (e.g. `npm test -- __test__/x.js`).
+// `npm test`: the JS suite, then the Rust unit tests.
+// - __test__/executor, adversarial, runtime: once per isolation mode ('process', the default,
+//   then 'thread'), since what they check must hold in both arrangements;
+// - __test__/process (forces 'process' or drives the engine itself) and __test__/compat (no
+//   executor at all): once.
+// Test files are listed here and passed by name: newer Nodes read a directory argument as a file
+// or a glob, older ones do not expand globs, but every Node takes file names.
+// Extra arguments narrow the JS run to those files or folders (e.g. `npm test -- __test__/compat`).
 const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
 const path = require('node:path');
 
 const root = path.join(__dirname, '..');
-const targets = process.argv.slice(2);
-const files = targets.length > 0 ? targets : ['__test__/'];
+const BOTH_MODES = ['executor', 'adversarial', 'runtime'];
+const ONCE = ['process', 'compat'];
+
+function testFiles(target) {
+  const full = path.resolve(root, target);
+  if (fs.statSync(full).isFile()) return [path.relative(root, full)];
+  return fs.readdirSync(full, { withFileTypes: true })
+    .flatMap((entry) => {
+      const child = path.join(target, entry.name);
+      if (entry.isDirectory()) return testFiles(child);
+      return entry.name.endsWith('.test.js') ? [path.relative(root, path.resolve(root, child))] : [];
+    })
+    .sort();
+}
 
 function run(command, args, env) {
   const result = spawnSync(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: 'inherit' });
   return result.status === null ? 1 : result.status;
 }
 
+function nodeTest(files, env) {
+  if (files.length === 0) return 0;
+  return run(process.execPath, ['--test', '--test-concurrency=1', ...files], env);
+}
+
+const targets = process.argv.slice(2);
+const inFolder = (file, folders) => folders.some((f) => file.startsWith(path.join('__test__', f) + path.sep));
+const selected = (targets.length > 0 ? targets : ['__test__']).flatMap(testFiles);
+const twice = selected.filter((f) => !inFolder(f, ONCE));
+const once = selected.filter((f) => inFolder(f, ONCE));
+for (const f of twice) {
+  if (!inFolder(f, BOTH_MODES)) throw new Error(`${f} is in no test folder scripts/test.js knows`);
+}
+
 let failed = false;
 for (const isolation of ['process', 'thread']) {
-  console.log(`\n=== JS tests, isolation: '${isolation}' ===`);
-  const status = run(process.execPath, ['--test', '--test-concurrency=1', ...files], { CODEMODE_EXECUTOR_ISOLATION: isolation });
-  if (status !== 0) failed = true;
+  if (twice.length === 0) break;
+  console.log(`\n=== JS tests, isolation: '${isolation}' (${BOTH_MODES.join(', ')}) ===`);
+  if (nodeTest(twice, { CODEMODE_EXECUTOR_ISOLATION: isolation }) !== 0) failed = true;
+}
+if (once.length > 0) {
+  console.log(`\n=== JS tests, once (${ONCE.join(', ')}) ===`);
+  if (nodeTest(once, {}) !== 0) failed = true;
 }
 if (targets.length === 0) {
   console.log('\n=== Rust unit tests ===');

@@ -59,7 +59,7 @@ function describeBuild() {
   let dirty = '';
   try {
     // The last commit that changed the executor itself, not whatever HEAD is (bench commits).
-    commit = execFileSync('git', ['-C', ROOT, 'log', '-1', '--format=%h', '--', 'src', 'lib', 'index.js', 'Cargo.toml'], { encoding: 'utf8' }).trim();
+    commit = execFileSync('git', ['-C', ROOT, 'log', '-1', '--format=%h', '--', 'src', 'lib', 'Cargo.toml'], { encoding: 'utf8' }).trim();
     const changes = execFileSync('git', ['--no-optional-locks', '-C', ROOT, 'status', '--porcelain', '--', 'src', 'lib'], { encoding: 'utf8' }).trim();
     if (changes) dirty = ' + uncommitted changes in src/ or lib/';
   } catch {}

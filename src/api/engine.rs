@@ -40,7 +40,7 @@ pub fn measure_floors(samples: u32) -> napi::Result<NativeFloors, ErrorCode> {
     })
 }
 
-/// The entry point of an engine process (`lib/engine.js`): serves the executor protocol on
+/// The entry point of an engine process (`lib/executor/engine.js`): serves the executor protocol on
 /// stdin/stdout until the host closes it or asks for a shutdown, then ends the process.
 /// Blocks the calling (main) thread and never returns.
 #[napi]

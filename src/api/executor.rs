@@ -1,4 +1,4 @@
-//! `NativeExecutor`: the class `lib/executor.js` drives. It turns JS arguments into one
+//! `NativeExecutor`: the class `lib/executor/index.js` drives. It turns JS arguments into one
 //! `RunRequest` and hands everything to its `Runner` (the local pool in `'thread'` isolation,
 //! the process pool in `'process'`); no method knows which.
 

@@ -7,7 +7,7 @@
 //! - `engine.rs`: the entry point of an engine process, and the bench's floor measurement.
 //!
 //! Machinery faults are resolved as `{ faultCode, faultMessage }` and turned into rejected
-//! promises with `code` by `lib/executor.js`; errors thrown from here carry `code` natively.
+//! promises with `code` by `lib/executor/index.js`; errors thrown from here carry `code` natively.
 
 pub mod engine;
 pub mod executor;
@@ -27,7 +27,7 @@ pub(crate) fn thrown(fault: Fault) -> Error<ErrorCode> {
     Error::new(fault.code, fault.message)
 }
 
-/// Every stable fault code, as `lib/errors.js` lists them (a test pins the two together).
+/// Every stable fault code, as `lib/executor/errors.js` lists them (a test pins the two together).
 #[napi]
 pub fn error_codes() -> Vec<&'static str> {
     ErrorCode::ALL.iter().map(|c| c.as_str()).collect()

@@ -45,7 +45,7 @@ pub struct NativeStats {
 }
 
 /// A run's outcome as JS receives it (a fault becomes `faultCode` / `faultMessage`, which
-/// `lib/executor.js` turns into a rejection with `code`).
+/// `lib/executor/index.js` turns into a rejection with `code`).
 pub fn native_report(outcome: Outcome) -> NativeReport {
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     match outcome {

@@ -1,4 +1,4 @@
-//! The durable runtime's store, for `lib/runtime.js`: one `NativeStore` per SQLite file, every
+//! The durable runtime's store, for `lib/runtime/index.js`: one `NativeStore` per SQLite file, every
 //! method taking the runtime name (the partition). Synchronous: each call is one short SQLite
 //! transaction (a contended file waits up to the busy timeout). Store errors are thrown with
 //! their stable code (`ERR_STORE`; `ERR_INVALID_ARGUMENT` for an execution or entry that does

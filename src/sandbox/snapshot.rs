@@ -1,5 +1,5 @@
 //! The sandbox bootstrap, baked into a V8 startup snapshot once per process. The first isolate
-//! to be created builds a context that has run lib/codec.js, bootstrap.js, web.js and
+//! to be created builds a context that has run lib/cloudflare/codec.js, bootstrap.js, web.js and
 //! web_net.js with the natives; every isolate after that starts from the snapshot, so a fresh
 //! isolate costs deserialization instead of evaluating the bootstrap again. The per-isolate
 //! bounds are set on the natives object after restoring.
@@ -13,8 +13,8 @@ use v8::MapFnTo;
 const BOOTSTRAP: &str = include_str!("bootstrap.js");
 const WEB: &str = include_str!("web.js");
 const WEB_NET: &str = include_str!("web_net.js");
-/// The value codecs, shared with the host (lib/codec.js is also loaded by Node).
-const CODEC: &str = include_str!("../../lib/codec.js");
+/// The value codecs, shared with the host (lib/cloudflare/codec.js is also loaded by Node).
+const CODEC: &str = include_str!("../../lib/cloudflare/codec.js");
 
 type BootScope<'a, 'b, 'c, 'd> = v8::PinnedRef<'a, v8::TryCatch<'b, 'c, v8::HandleScope<'d>>>;
 

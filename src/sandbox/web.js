@@ -113,7 +113,7 @@
   install('performance', performance);
 
   // ---- structuredClone --------------------------------------------------------------------------
-  // The clone codec (lib/codec.js) already defines what survives a structured clone here (and
+  // The clone codec (lib/cloudflare/codec.js) already defines what survives a structured clone here (and
   // what throws a DataCloneError); a clone is its round trip.
   install('structuredClone', function structuredClone(value, options) {
     if (arguments.length === 0) throw new TypeErrorCtor('structuredClone requires 1 argument');
@@ -130,7 +130,7 @@
   });
 
   // ---- atob / btoa ------------------------------------------------------------------------------
-  // Binary strings over the codec's base64 (lib/codec.js), with the Web's forgiving decoding and
+  // Binary strings over the codec's base64 (lib/cloudflare/codec.js), with the Web's forgiving decoding and
   // its errors.
   install('btoa', function btoa(data) {
     if (arguments.length === 0) throw new TypeErrorCtor('btoa requires 1 argument');

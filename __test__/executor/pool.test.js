@@ -1,0 +1,129 @@
+'use strict';
+// The pool: bounded queue, disposal, and replacement of lost workers.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { IsolateExecutor, runChild } = require('../helpers.js');
+
+// A dispatch whose calls wait until released.
+function gate() {
+  const waiting = [];
+  let arrived = () => {};
+  const firstCall = new Promise((r) => { arrived = r; });
+  return {
+    firstCall,
+    dispatch: () => new Promise((resolve) => { waiting.push(resolve); arrived(); }),
+    release: () => { for (const resolve of waiting.splice(0)) resolve('{"result":"released"}'); },
+  };
+}
+
+test('a full queue rejects at once with ERR_QUEUE_FULL and the pool keeps working', async () => {
+  const ex = new IsolateExecutor({ workers: 1, maxQueue: 2 });
+  try {
+    const g = gate();
+    const holding = ex.execute({ code: 'async () => api.wait()', providers: [{ name: 'api', tools: ['wait'] }], dispatch: g.dispatch });
+    await g.firstCall; // the worker holds the first run; the queue is empty
+    const queued = [ex.execute({ code: 'async () => "q1"' }), ex.execute({ code: 'async () => "q2"' })];
+    const started = Date.now();
+    await assert.rejects(ex.execute({ code: 'async () => "overflow"' }), (e) => {
+      assert.equal(e.code, 'ERR_QUEUE_FULL');
+      assert.match(e.message, /queue is full/);
+      return true;
+    });
+    assert.ok(Date.now() - started < 1000, 'rejected at once');
+    g.release();
+    assert.equal((await holding).result, 'released');
+    assert.deepEqual((await Promise.all(queued)).map((o) => o.result), ['q1', 'q2']);
+    assert.equal((await ex.execute({ code: 'async () => "after"' })).result, 'after');
+  } finally {
+    await ex.dispose();
+  }
+});
+
+test('dispose lets the running run finish, fails queued runs, and refuses later ones', async () => {
+  const ex = new IsolateExecutor({ workers: 1, maxQueue: 10 });
+  const g = gate();
+  const running = ex.execute({ code: 'async () => api.wait()', providers: [{ name: 'api', tools: ['wait'] }], dispatch: g.dispatch });
+  await g.firstCall;
+  const queued = assert.rejects(ex.execute({ code: 'async () => "never runs"' }), { code: 'ERR_DISPOSED' });
+  const disposing = ex.dispose();
+  g.release();
+  assert.equal((await running).result, 'released');
+  await queued;
+  await disposing;
+  await assert.rejects(ex.execute({ code: 'async () => 1' }), { code: 'ERR_DISPOSED' });
+  assert.equal(ex.stats().workers, 0);
+  await ex.dispose(); // a second dispose is harmless
+});
+
+test('a worker that panics is replaced; its run rejects with ERR_WORKER_LOST, others are unaffected', async () => {
+  const child = await runChild(`
+    const ex = new lib.IsolateExecutor({ workers: 2 });
+    const others = [];
+    for (let i = 0; i < 20; i++) others.push(ex.execute({ code: 'async () => ' + i }));
+    let lost;
+    try {
+      await ex.execute({ code: 'async () => 1', __faultInjection: 'panic' });
+    } catch (e) {
+      lost = { code: e.code, message: e.message };
+    }
+    const results = (await Promise.all(others)).map((o) => o.result);
+    const next = await Promise.all([1, 2, 3, 4].map((n) => ex.execute({ code: 'async () => ' + n * 10 })));
+    const stats = ex.stats();
+    report({ lost, results, next: next.map((o) => o.result), stats });
+    await ex.dispose();
+  `, { env: { CODEMODE_EXECUTOR_FAULT_INJECTION: '1' } });
+  assert.equal(child.code, 0, child.stderr);
+  const r = child.report;
+  assert.equal(r.lost.code, 'ERR_WORKER_LOST');
+  assert.match(r.lost.message, /panicked/);
+  assert.deepEqual(r.results, Array.from({ length: 20 }, (_, i) => i));
+  assert.deepEqual(r.next, [10, 20, 30, 40]);
+  assert.equal(r.stats.lost, 1);
+  assert.equal(r.stats.replaced, 1);
+  assert.equal(r.stats.workers, 2);
+});
+
+test('the fault-injection hook does nothing unless its variable is set', async () => {
+  const ex = new IsolateExecutor({ workers: 1 });
+  try {
+    const out = await ex.execute({ code: 'async () => "no panic"', __faultInjection: 'panic' });
+    assert.equal(out.result, 'no panic');
+  } finally {
+    await ex.dispose();
+  }
+});
+
+test('worker threads run at the workerNice priority (default 10), below the host', async () => {
+  const fs = require('node:fs');
+  const niceOfWorkers = () => fs.readdirSync('/proc/self/task')
+    .filter((tid) => fs.readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').startsWith('codemode-worker'))
+    .map((tid) => Number(fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16]));
+  for (const [options, expected] of [[{}, 10], [{ workerNice: 0 }, 0], [{ workerNice: 19 }, 19]]) {
+    const ex = new IsolateExecutor({ isolation: 'thread', workers: 2, ...options });
+    try {
+      assert.equal((await ex.execute({ code: 'async () => 1' })).result, 1);
+      assert.equal(ex.limits.workerNice, expected);
+      // A thread names itself (and sets its priority) when it starts: wait for both.
+      for (let i = 0; i < 100 && niceOfWorkers().length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+      const nices = niceOfWorkers();
+      assert.equal(nices.length, 2);
+      assert.deepEqual(nices, [expected, expected]);
+    } finally {
+      await ex.dispose();
+    }
+  }
+  assert.throws(() => new IsolateExecutor({ workerNice: 20 }), { code: 'ERR_INVALID_ARGUMENT' });
+});
+
+test("measureFloors (the bench's isolate floor) times each phase of a fresh isolate and refuses bad sample counts", () => {
+  const { measureFloors } = require('../../binding.js');
+  const floors = measureFloors(5);
+  assert.deepEqual(Object.keys(floors).sort(), ['isolateCreateMs', 'isolateDropMs', 'isolateRestoreMs']);
+  for (const [phase, ms] of Object.entries(floors)) {
+    assert.ok(Number.isFinite(ms) && ms > 0 && ms < 1000, `${phase}: ${ms}`);
+  }
+  for (const bad of [0, 10_001]) {
+    // The native layer sets `code` itself; the message is the plain sentence.
+    assert.throws(() => measureFloors(bad), { code: 'ERR_INVALID_ARGUMENT', message: 'samples must be between 1 and 10000 (got ' + bad + ')' });
+  }
+});

@@ -1,0 +1,435 @@
+'use strict';
+// The durable runtime (docs/cloudflare-compat.md §6–§10) over a SQLite file: every transition and message of §6,
+// across passes, processes and races.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { IsolateExecutor, createCodemodeRuntime, CodemodeConnector } = require('../../lib/index.js');
+const { Tracker, load } = require('../fixtures/tracker.js');
+
+const executor = new IsolateExecutor({ workers: 2 });
+test.after(() => executor.dispose());
+
+function tempDir() {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'codemode-runtime-'));
+}
+
+function setup(extra = {}, options = {}) {
+  const dir = tempDir();
+  const dbFile = path.join(dir, 'tracker.json');
+  const tracker = new Tracker(dbFile, extra);
+  const runtime = createCodemodeRuntime({ executor, connectors: [tracker], path: path.join(dir, 'runtime.db'), ...options });
+  return { dir, dbFile, tracker, runtime, ran: () => load(dbFile).ran };
+}
+
+const READ_THEN_CREATE = `async () => {
+  const issues = await tracker.list_issues();
+  const made = await tracker.create_issue({ title: "second" });
+  return { before: issues.length, made };
+}`;
+
+// Runs a script in a child process with this repo's library; resolves its exit and stdout.
+function child(source) {
+  return new Promise((resolve) => {
+    const proc = spawn(process.execPath, ['-e', source], { cwd: path.join(__dirname, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (d) => { stdout += d; });
+    proc.stderr.on('data', (d) => { stderr += d; });
+    proc.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+test('connector names and the runtime name are validated with the spec messages', () => {
+  class Named extends CodemodeConnector {
+    constructor(n) { super(); this.n = n; }
+    name() { return this.n; }
+    tools() { return {}; }
+  }
+  assert.throws(() => createCodemodeRuntime({ executor, connectors: [new Named('codemode')], path: ':memory:' }),
+    { message: 'Connector name "codemode" is reserved for the codemode platform SDK.' });
+  assert.throws(() => createCodemodeRuntime({ executor, connectors: [new Named('a'), new Named('a')], path: ':memory:' }),
+    { message: 'Duplicate connector name "a" — each connector needs a unique namespace (pass a distinct `name` option).' });
+  // The runtime name is checked lazily, at the first method that touches storage.
+  const bad = createCodemodeRuntime({ executor, connectors: [], name: 'no spaces', path: ':memory:' });
+  assert.throws(() => bad.tool(), { message: 'Invalid codemode runtime name "no spaces" — use letters, digits, "_", "-" or "."' });
+});
+
+test('a completed run: result, logs, calls, hooks, transformResult', async () => {
+  const { tracker, runtime } = setup({}, { transformResult: (r) => ({ wrapped: r }) });
+  const out = await runtime.execute({ code: 'async () => { const i = await tracker.list_issues(); console.log("n", i.length); return i.length; }' });
+  assert.equal(out.status, 'completed');
+  assert.match(out.executionId, /^exec_\d{16}_[0-9a-f-]{36}$/);
+  assert.deepEqual(out.result, { wrapped: 1 });
+  assert.deepEqual(out.logs, ['n 1']);
+  assert.equal(out.calls.length, 1);
+  assert.equal(out.calls[0].state, 'applied');
+  assert.deepEqual(tracker.hooks, [['onPassEnd', 'completed'], ['disposeExecution', 'completed']]);
+  const stored = (await runtime.executions())[0];
+  assert.equal(stored.result, 1, 'the raw result is stored, not the transformed one');
+  assert.equal(stored.status, 'completed');
+});
+
+test('a program error: the globals hint, no logs key, hooks with "error"', async () => {
+  const { tracker, runtime } = setup();
+  const out = await runtime.execute({ code: 'async () => { console.log("before"); return host.readFile("x"); }' });
+  assert.equal(out.status, 'error');
+  assert.match(out.error, /^Code execution failed: host is not defined/);
+  assert.match(out.error, /\(the only globals available in the sandbox are: tracker, codemode\)$/);
+  assert.equal('logs' in out, false);
+  assert.deepEqual(tracker.hooks, [['onPassEnd', 'error'], ['disposeExecution', 'error']]);
+});
+
+test('approval: a paused run is approved from a new process over the same file; earlier calls replay', async () => {
+  const { dir, dbFile, tracker, runtime, ran } = setup();
+  const paused = await runtime.execute({ code: READ_THEN_CREATE });
+  assert.equal(paused.status, 'paused');
+  assert.deepEqual(paused.pending, [{ executionId: paused.executionId, seq: 1, connector: 'tracker', method: 'create_issue', args: { title: 'second' } }]);
+  assert.deepEqual(tracker.hooks, [['onPassEnd', 'paused']], 'no dispose on pause');
+  assert.deepEqual(ran(), { list_issues: 1 });
+  assert.deepEqual(await runtime.pending(), paused.pending);
+
+  const result = await child(`
+    const { IsolateExecutor, createCodemodeRuntime } = require('./lib/index.js');
+    const { Tracker } = require('./__test__/fixtures/tracker.js');
+    (async () => {
+      const executor = new IsolateExecutor({ workers: 1 });
+      const runtime = createCodemodeRuntime({ executor, connectors: [new Tracker(${JSON.stringify(dbFile)})], path: ${JSON.stringify(path.join(dir, 'runtime.db'))} });
+      const out = await runtime.approve({ executionId: ${JSON.stringify(paused.executionId)} });
+      console.log(JSON.stringify(out));
+      await executor.dispose();
+    })();
+  `);
+  assert.equal(result.code, 0, result.stderr);
+  const out = JSON.parse(result.stdout.trim().split('\n').pop());
+  assert.equal(out.status, 'completed');
+  assert.deepEqual(out.result, { before: 1, made: { id: 2, title: 'second' } });
+  assert.deepEqual(ran(), { list_issues: 1, create_issue: 1 }, 'list_issues was replayed, not re-executed');
+  // Approving again is refused: the run is no longer paused.
+  const again = await runtime.approve({ executionId: paused.executionId });
+  assert.deepEqual(again, { status: 'error', executionId: paused.executionId, error: `Execution "${paused.executionId}" is not paused (status: completed); only a paused run can be approved.` });
+  const unknown = await runtime.approve({ executionId: 'exec_nope' });
+  assert.equal(unknown.error, 'No execution "exec_nope" to resume.');
+});
+
+test('approve refuses a run whose recorded connectors are not configured', async () => {
+  const { dir, runtime } = setup();
+  const paused = await runtime.execute({ code: READ_THEN_CREATE });
+  const bare = createCodemodeRuntime({ executor, connectors: [], path: path.join(dir, 'runtime.db') });
+  const out = await bare.approve({ executionId: paused.executionId });
+  assert.equal(out.error, `Execution "${paused.executionId}" requires connector(s) "tracker" that are not configured on this runtime.`);
+  assert.equal((await runtime.pending(paused.executionId)).length, 1, 'still paused');
+});
+
+test('reject: the action is reverted, the run rejected, hooks fired; a stale reject is a no-op', async () => {
+  const { tracker, runtime, ran } = setup();
+  const paused = await runtime.execute({ code: READ_THEN_CREATE });
+  tracker.hooks.length = 0;
+  assert.equal(await runtime.reject({ executionId: paused.executionId, seq: 1 }), true);
+  assert.deepEqual(tracker.hooks, [['disposeExecution', 'rejected']]);
+  const [execution] = await runtime.executions();
+  assert.equal(execution.status, 'rejected');
+  assert.equal(execution.error, 'Action tracker.create_issue rejected by user');
+  assert.equal(execution.log[1].state, 'reverted');
+  assert.equal(await runtime.reject({ executionId: paused.executionId, seq: 1 }), false);
+  assert.equal(ran().create_issue, undefined);
+});
+
+test('two processes racing approve and reject on one execution: exactly one outcome, applied at most once', async () => {
+  for (let round = 0; round < 4; round++) {
+    const { dir, dbFile, runtime, ran } = setup();
+    const paused = await runtime.execute({ code: READ_THEN_CREATE });
+    const common = `
+      const { IsolateExecutor, createCodemodeRuntime } = require('./lib/index.js');
+      const { Tracker } = require('./__test__/fixtures/tracker.js');
+      const executor = new IsolateExecutor({ workers: 1 });
+      const runtime = createCodemodeRuntime({ executor, connectors: [new Tracker(${JSON.stringify(dbFile)})], path: ${JSON.stringify(path.join(dir, 'runtime.db'))} });
+      const id = ${JSON.stringify(paused.executionId)};`;
+    const [approver, rejecter] = await Promise.all([
+      child(`${common} runtime.approve({ executionId: id }).then((o) => { console.log(JSON.stringify(o.status)); return executor.dispose(); });`),
+      child(`${common} runtime.reject({ executionId: id, seq: 1 }).then((o) => { console.log(JSON.stringify(o)); return executor.dispose(); });`),
+    ]);
+    assert.equal(approver.code, 0, approver.stderr);
+    assert.equal(rejecter.code, 0, rejecter.stderr);
+    const approved = JSON.parse(approver.stdout.trim()) === 'completed';
+    const rejected = JSON.parse(rejecter.stdout.trim()) === true;
+    assert.ok(approved !== rejected, `round ${round}: approved ${approved}, rejected ${rejected}`);
+    assert.equal(ran().create_issue || 0, approved ? 1 : 0);
+    const [execution] = await runtime.executions();
+    assert.equal(execution.status, approved ? 'completed' : 'rejected');
+  }
+});
+
+test('steps: recorded once, replayed on later passes without calling fn', async () => {
+  const { runtime } = setup();
+  const paused = await runtime.execute({
+    code: `async () => {
+      const stamp = await codemode.step("stamp", () => globalThis.__calls = (globalThis.__calls || 0) + 1);
+      await tracker.create_issue({ title: "t" });
+      return stamp;
+    }`,
+  });
+  assert.equal(paused.status, 'paused');
+  assert.equal(paused.calls[0].connector, '__step');
+  assert.equal(paused.calls[0].method, 'stamp');
+  assert.equal(paused.calls[0].result, 1);
+  const done = await runtime.approve({ executionId: paused.executionId });
+  assert.equal(done.status, 'completed');
+  // A fresh isolate would have counted 1 again had fn run: the recorded value came back.
+  assert.equal(done.result, 1);
+});
+
+test('divergence is reported as data: a different call, then different arguments, at a replayed step', async () => {
+  let pass = 0;
+  const extra = {
+    flip: { description: 'changes every pass', replay: 'reexecute', execute: async () => ++pass },
+  };
+  const { runtime } = setup(extra);
+  // Pass 1 sees flip() = 1 and lists; on approval the ephemeral flip() re-runs (= 2) and the
+  // program calls a different tool at the recorded position.
+  const code = `async () => {
+    const n = await tracker.flip();
+    if (n === 1) await tracker.list_issues(); else await tracker.label({ id: 1 });
+    await tracker.create_issue({ title: "x" });
+  }`;
+  const paused = await runtime.execute({ code });
+  assert.equal(paused.status, 'paused');
+  assert.equal(paused.calls[0].ephemeral, true);
+  assert.equal('result' in paused.calls[0] && paused.calls[0].result !== undefined, false, 'ephemeral results are not stored');
+  const out = await runtime.approve({ executionId: paused.executionId });
+  assert.equal(out.status, 'error');
+  assert.equal(out.error, 'Codemode replay divergence at step 1: expected tracker.list_issues, got tracker.label. Code must be deterministic up to tool calls and steps. Wrap nondeterministic work in codemode.step(name, fn).');
+
+  pass = 0;
+  const second = setup(extra);
+  const argsCode = `async () => {
+    const n = await tracker.flip();
+    await tracker.label({ id: n });
+    await tracker.create_issue({ title: "x" });
+  }`;
+  const paused2 = await second.runtime.execute({ code: argsCode });
+  const out2 = await second.runtime.approve({ executionId: paused2.executionId });
+  assert.equal(out2.error, 'Codemode replay divergence at step 1: tracker.label was called with different arguments than the recorded run. Arguments must be deterministic across replays. Wrap nondeterministic inputs in codemode.step(name, fn).');
+});
+
+test('the Promise.all caveat: concurrent calls record in arrival order, and a different order on resume diverges', async () => {
+  let pass = 0;
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  const extra = {
+    // Ephemeral timers whose delays swap between passes, so the two branches reach the host in
+    // a different order on the resumed pass.
+    wait: { description: 'wait', replay: 'reexecute', execute: async ({ which }) => { await sleep((which === 'a') === (pass === 1) ? 80 : 5); return which; } },
+    begin: { description: 'count passes', replay: 'reexecute', execute: async () => ++pass },
+  };
+  const { runtime } = setup(extra);
+  const code = `async () => {
+    await tracker.begin();
+    await Promise.all([
+      tracker.wait({ which: "a" }).then(() => tracker.list_issues()),
+      tracker.wait({ which: "b" }).then(() => tracker.label({ id: 1 })),
+    ]);
+    await tracker.create_issue({ title: "x" });
+  }`;
+  const paused = await runtime.execute({ code });
+  assert.equal(paused.status, 'paused');
+  const order = paused.calls.filter((c) => c.method === 'list_issues' || c.method === 'label').map((c) => c.method);
+  assert.deepEqual(order, ['label', 'list_issues'], 'pass 1: b finished first');
+  const out = await runtime.approve({ executionId: paused.executionId });
+  assert.equal(out.status, 'error');
+  assert.match(out.error, /^Codemode replay divergence at step \d: /);
+});
+
+test('oversized values: arguments and results fail the run, a final result is kept out of the log, code is refused', async () => {
+  const { runtime } = setup({
+    echo: { description: 'echo', execute: async (a) => a },
+    big: { description: 'big', execute: async () => 'y'.repeat(1_000_001) },
+  });
+  const args = await runtime.execute({ code: 'async () => tracker.echo({ s: "x".repeat(1000000) })' });
+  assert.equal(args.status, 'error');
+  assert.equal(args.error, 'Arguments to tracker.echo is too large to record durably (1000008 bytes > 1000000 byte limit). Write large data to a file or workspace instead and pass/return a small reference (such as a path).');
+  const result = await runtime.execute({ code: 'async () => tracker.big()' });
+  assert.equal(result.status, 'error');
+  assert.match(result.error, /^The result of tracker\.big is too large to record durably \(1000003 bytes > 1000000 byte limit\)/);
+  const cyclic = await runtime.execute({ code: 'async () => { const a = {}; a.self = a; return tracker.echo(a); }' });
+  assert.equal(cyclic.status, 'error');
+  assert.match(cyclic.error, /^Arguments to tracker\.echo could not be recorded durably \(not serializable: [\s\S]*\)\. Only JSON-compatible values \(plus binary and bigint\) can cross a durable replay boundary\.$/);
+  const final = await runtime.execute({ code: 'async () => "z".repeat(1000001)' });
+  assert.equal(final.status, 'completed');
+  assert.equal(final.result.length, 1000001, 'the model gets the real value');
+  const stored = (await runtime.executions()).find((e) => e.id === final.executionId);
+  assert.match(stored.result, /^\[codemode: result omitted from the audit trail — The final result is too large to record durably/);
+  const code = await runtime.execute({ code: `async () => 1 // ${'c'.repeat(1_000_000)}` });
+  assert.deepEqual(Object.keys(code).sort(), ['error', 'executionId', 'status']);
+  assert.equal(code.executionId, '');
+  assert.match(code.error, /^The execution code is too large to record durably \(1000017 bytes > 1000000 byte limit\)/);
+});
+
+test('rollback: reverts newest first, collects failures after trying all, and marks the run rolled back', async () => {
+  const { tracker, runtime, dbFile } = setup();
+  const paused = await runtime.execute({ code: `async () => {
+    await tracker.label({ id: 1 });
+    return tracker.create_issue({ title: "second" });
+  }` });
+  const done = await runtime.approve({ executionId: paused.executionId });
+  assert.equal(done.status, 'completed');
+  assert.equal(load(dbFile).issues.length, 2);
+  tracker.hooks.length = 0;
+  await assert.rejects(runtime.rollback({ executionId: paused.executionId }), {
+    message: 'Rollback reverted 1 action(s) but 1 failed: tracker.label: labels cannot be removed',
+  });
+  assert.equal(load(dbFile).issues.length, 1, 'create_issue was reverted');
+  const [execution] = await runtime.executions();
+  assert.equal(execution.status, 'rolled_back');
+  assert.deepEqual(tracker.hooks, [['disposeExecution', 'rolled_back']]);
+  // Nothing left to revert: no change, no hooks.
+  tracker.hooks.length = 0;
+  await assert.rejects(runtime.rollback({ executionId: paused.executionId }), /0 action\(s\) but 1 failed/);
+  assert.deepEqual(tracker.hooks, []);
+});
+
+test('expirePaused: paused runs become rejected, stale running runs become errors', async () => {
+  let release;
+  const gate = new Promise((r) => { release = r; });
+  const { tracker, runtime } = setup({ slow: { description: 'slow', execute: () => gate } });
+  const paused = await runtime.execute({ code: READ_THEN_CREATE });
+  const running = runtime.execute({ code: 'async () => { await tracker.slow(); return tracker.list_issues(); }' });
+  await new Promise((r) => setTimeout(r, 300));
+  await new Promise((r) => setTimeout(r, 5));
+  tracker.hooks.length = 0;
+  const expired = await runtime.expirePaused({ maxAgeMs: 0 });
+  assert.equal(expired.length, 2);
+  assert.ok(expired.includes(paused.executionId));
+  const all = await runtime.executions();
+  const p = all.find((e) => e.id === paused.executionId);
+  assert.equal(p.status, 'rejected');
+  assert.equal(p.error, 'Expired awaiting approval');
+  assert.equal(p.log[1].state, 'reverted');
+  const r = all.find((e) => e.id !== paused.executionId);
+  assert.equal(r.status, 'error');
+  assert.equal(r.error, 'Expired while running — the host never completed the pass');
+  assert.deepEqual(tracker.hooks, [['disposeExecution', 'rejected'], ['disposeExecution', 'rejected']]);
+  release('done');
+  const late = await running;
+  assert.equal(late.status, 'error');
+  assert.equal(late.error, 'Expired while running — the host never completed the pass');
+});
+
+test('retention keeps exactly maxExecutions terminal runs besides the newest; prune and delete', async () => {
+  const { runtime } = setup({}, { maxExecutions: 3 });
+  // Runs started in the same millisecond order by their random id suffix (docs/cloudflare-compat.md §6.3): space them.
+  for (let i = 0; i < 5; i++) {
+    await runtime.execute({ code: `async () => ${i}` });
+    await new Promise((r) => setTimeout(r, 3));
+  }
+  let all = await runtime.executions();
+  // Pruning happens when a run begins (docs/cloudflare-compat.md §6.5): the newest run plus exactly 3 earlier ones.
+  assert.deepEqual(all.map((e) => e.result), [4, 3, 2, 1]);
+  assert.equal((await runtime.executions(2)).length, 2);
+  const paused = await runtime.execute({ code: READ_THEN_CREATE });
+  assert.equal(await runtime.pruneExecutions(1), 2); // 3 and 2; the paused run is never pruned
+  all = await runtime.executions();
+  assert.deepEqual(all.map((e) => e.status), ['paused', 'completed']);
+  assert.equal(await runtime.deleteExecution(paused.executionId), true);
+  assert.equal(await runtime.deleteExecution(paused.executionId), false);
+});
+
+test('snippets: saved from an execution, run in the sandbox with the outer seq, searched and described', async () => {
+  const { runtime } = setup();
+  const source = await runtime.execute({ code: 'async (input) => { const i = await tracker.list_issues(); return { n: i.length, input }; }' });
+  const saved = await runtime.saveSnippet('count', { executionId: source.executionId, description: 'Count the issues' });
+  assert.equal(saved.name, 'count');
+  assert.deepEqual((await runtime.snippets()).map((s) => s.name), ['count']);
+  const out = await runtime.execute({ code: `async () => {
+    const a = await codemode.run("count", { x: 1 });
+    const missing = await codemode.run("nope");
+    const found = await codemode.search("count issues");
+    return { a, missing, kinds: found.results.map((r) => r.kind) };
+  }` });
+  assert.equal(out.status, 'completed', out.error);
+  assert.deepEqual(out.result.a, { n: 1, input: { x: 1 } });
+  assert.deepEqual(out.result.missing, { error: 'Snippet "nope" not found.' });
+  assert.ok(out.result.kinds.includes('snippet'));
+  assert.equal(out.calls[0].method, 'list_issues', "the snippet's call took the outer run's seq 0");
+  const described = await runtime.describe('count');
+  assert.equal(described.kind, 'snippet');
+  await assert.rejects(runtime.saveSnippet('x', { executionId: 'exec_nope' }), { message: 'No execution "exec_nope" to save from' });
+  assert.equal(await runtime.deleteSnippet('count'), true);
+  assert.equal(await runtime.deleteSnippet('count'), false);
+});
+
+test('tool(): the AI SDK shape, the model output without calls', async () => {
+  const { runtime } = setup();
+  const tool = runtime.tool();
+  assert.match(tool.description, /^Execute JavaScript in a sandbox with access to connector SDKs\./);
+  assert.deepEqual(tool.inputSchema['~standard'].validate({ code: 'x', extra: 1 }), { value: { code: 'x' } });
+  const out = await tool.execute({ code: 'async () => 1n' }, {});
+  const model = tool.toModelOutput({ output: out });
+  assert.equal(model.type, 'json');
+  assert.equal('calls' in model.value, false);
+  assert.equal(model.value.result, '1');
+});
+
+test('one file, two runtime names: partitions that never see each other', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'shared.db');
+  const a = createCodemodeRuntime({ executor, connectors: [], name: 'a', path: file });
+  const b = createCodemodeRuntime({ executor, connectors: [], name: 'b', path: file });
+  await a.execute({ code: 'async () => "from a"' });
+  assert.equal((await a.executions()).length, 1);
+  assert.equal((await b.executions()).length, 0);
+});
+
+test('steps: an unrecordable value fails the run naming the step; a throwing fn reaches the program', async () => {
+  const { runtime } = setup();
+  const big = await runtime.execute({ code: 'async () => codemode.step("big", () => "s".repeat(1000001))' });
+  assert.equal(big.status, 'error');
+  assert.match(big.error, /^The result of __step\.big is too large to record durably \(1000003 bytes > 1000000 byte limit\)/);
+  const thrown = await runtime.execute({ code: 'async () => { try { await codemode.step("t", () => { throw new Error("inner"); }); } catch (e) { return e.message; } }' });
+  assert.equal(thrown.status, 'completed');
+  assert.equal(thrown.result, 'inner');
+  assert.equal(thrown.calls[0].state, 'executing', 'nothing recorded for a step that threw');
+});
+
+test('handle arguments: bad input is refused clearly', async () => {
+  const { runtime } = setup();
+  await assert.rejects(runtime.execute({}), { name: 'TypeError', message: 'execute({ code }): code must be a string' });
+  assert.deepEqual(await runtime.approve({}), { status: 'error', executionId: 'undefined', error: 'No execution "undefined" to resume.' });
+  assert.equal(typeof runtime.tool(null).description, 'string');
+});
+
+test('divergence after a code change: a snippet re-saved while its run was paused', async () => {
+  const { runtime } = setup();
+  const v1 = await runtime.execute({ code: 'async () => { await tracker.list_issues(); return "v1"; }' });
+  await runtime.saveSnippet('prep', { executionId: v1.executionId });
+  const paused = await runtime.execute({ code: 'async () => { await codemode.run("prep"); return tracker.create_issue({ title: "x" }); }' });
+  assert.equal(paused.status, 'paused');
+  // The snippet's code changes before the run is approved.
+  const v2 = await runtime.execute({ code: 'async () => { await tracker.label({ id: 1 }); return "v2"; }' });
+  await runtime.saveSnippet('prep', { executionId: v2.executionId });
+  const out = await runtime.approve({ executionId: paused.executionId });
+  assert.equal(out.status, 'error');
+  assert.equal(out.error, 'Codemode replay divergence at step 0: expected tracker.list_issues, got tracker.label. Code must be deterministic up to tool calls and steps. Wrap nondeterministic work in codemode.step(name, fn).');
+  assert.equal((await runtime.execution(paused.executionId)).status, 'error');
+});
+
+test('a connector whose describe() fails makes execute reject, and a later call retries', async () => {
+  let failing = true;
+  class Flaky extends CodemodeConnector {
+    name() { return 'flaky'; }
+    tools() { return { ping: { description: 'ping', execute: async () => 'pong' } }; }
+    describe() {
+      if (failing) return Promise.reject(new Error('connector offline'));
+      return super.describe();
+    }
+  }
+  const runtime = createCodemodeRuntime({ executor, connectors: [new Flaky()], path: ':memory:' });
+  const tool = runtime.tool();
+  await assert.rejects(tool.execute({ code: 'async () => flaky.ping()' }), { message: 'connector offline' });
+  failing = false;
+  const out = await tool.execute({ code: 'async () => flaky.ping()' });
+  assert.equal(out.status, 'completed');
+  assert.equal(out.result, 'pong');
+});

@@ -1,0 +1,382 @@
+'use strict';
+// IsolateExecutor: the public executor. Two forms share one native pool:
+// - the native form, execute({ code, providers: [{ name, tools }], dispatch, ... }), where tool
+//   calls reach `dispatch` as JSON text (src/api, DESIGN.md);
+// - the Cloudflare form, execute(code, providersOrFns, options?), the drop-in for
+//   DynamicWorkerExecutor (lib/cloudflare/execute.js builds its namespaces and dispatch).
+// This file validates options, hands one job per execution to the pool, answers the program's
+// tool calls, and shapes the native report.
+
+const path = require('node:path');
+const { NativeExecutor, boundTable } = require('../../binding.js');
+const { CODES, CodemodeExecutorError, invalidArgument, fromNative } = require('./errors.js');
+const { providerNameProblem } = require('../cloudflare/names.js');
+const cloudflare = require('../cloudflare/execute.js');
+const { OUTBOUND, checkOutbound, handleOutbound, bodyBudget } = require('./outbound.js');
+
+// The bounds come from one table in Rust (src/limits.rs BOUNDS): their names, where each is
+// given, and their ranges. This file checks only shapes; ranges are checked natively, once.
+const BOUNDS = boundTable();
+const TOP_BOUNDS = BOUNDS.filter((b) => b.place === 'top').map((b) => b.name);
+const LIMIT_OPTIONS = BOUNDS.filter((b) => b.place === 'limits').map((b) => b.name);
+
+function isPlainObject(value) {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+// A bound's value must be a number; whether it is in range is the native layer's call.
+function checkNumber(label, value) {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number') {
+    throw invalidArgument(`${label} must be a number (got ${typeof value} ${String(value)})`);
+  }
+  return value;
+}
+
+// The isolation used when the options do not say: 'process', unless the environment variable
+// CODEMODE_EXECUTOR_ISOLATION names the other one (the test suite runs once per mode with it).
+function defaultIsolation() {
+  const fromEnv = process.env.CODEMODE_EXECUTOR_ISOLATION;
+  return fromEnv === 'thread' || fromEnv === 'process' ? fromEnv : 'process';
+}
+
+// Methods an ExecutionHandle calls on its executor (not part of the public surface).
+const RUN_IN_HANDLE = Symbol('runInHandle');
+const DISPOSE_HANDLE = Symbol('disposeHandle');
+
+// The command line of an engine process: this Node binary running lib/executor/engine.js.
+const ENGINE_COMMAND = [process.execPath, path.join(__dirname, 'engine.js')];
+
+function nativeOptions(options) {
+  if (options === undefined || options === null) options = {};
+  if (!isPlainObject(options)) throw invalidArgument('IsolateExecutor options must be an object');
+  const limits = options.limits === undefined ? {} : options.limits;
+  if (!isPlainObject(limits)) throw invalidArgument('options.limits must be an object');
+  // A misspelt or misplaced bound would otherwise be dropped in silence and the default kept.
+  // (Other unknown top-level options are tolerated: Cloudflare's, such as `loader`, must pass.)
+  for (const name of Object.keys(limits)) {
+    if (!LIMIT_OPTIONS.includes(name)) {
+      throw invalidArgument(`options.limits has no bound named ${name} (known: ${LIMIT_OPTIONS.join(', ')})`);
+    }
+  }
+  for (const name of LIMIT_OPTIONS) {
+    if (Object.hasOwn(options, name)) {
+      throw invalidArgument(`${name} is a bound of options.limits: pass { limits: { ${name} } }`);
+    }
+  }
+  const bounds = {};
+  for (const name of TOP_BOUNDS) {
+    if (options[name] !== undefined) bounds[name] = checkNumber(name, options[name]);
+  }
+  for (const name of LIMIT_OPTIONS) {
+    if (limits[name] !== undefined) bounds[name] = checkNumber(`limits.${name}`, limits[name]);
+  }
+  const isolation = options.isolation === undefined ? defaultIsolation() : options.isolation;
+  if (isolation !== 'process' && isolation !== 'thread') {
+    throw invalidArgument(`isolation must be 'process' or 'thread' (got ${String(isolation)})`);
+  }
+  return { bounds, isolation, engineCommand: isolation === 'process' ? ENGINE_COMMAND : undefined };
+}
+
+// The native form's providers: [{ name, tools }] → run-config namespaces.
+function nativeNamespaces(providers) {
+  if (providers === undefined) return [];
+  if (!Array.isArray(providers)) throw invalidArgument('providers must be an array of { name, tools }');
+  const seen = new Set();
+  const list = [];
+  for (const provider of providers) {
+    if (!isPlainObject(provider)) throw invalidArgument('each provider must be an object { name, tools }');
+    const problem = providerNameProblem(provider.name);
+    if (problem) throw invalidArgument(problem);
+    if (seen.has(provider.name)) throw invalidArgument(`Duplicate provider name "${provider.name}"`);
+    seen.add(provider.name);
+    const tools = provider.tools === undefined ? [] : provider.tools;
+    if (!Array.isArray(tools) || tools.some((t) => typeof t !== 'string')) {
+      throw invalidArgument(`provider "${provider.name}": tools must be an array of strings`);
+    }
+    list.push({ name: provider.name, kind: 'provider', tools });
+  }
+  return list;
+}
+
+function errorReply(error) {
+  const message = error instanceof Error ? error.message : String(error);
+  return JSON.stringify({ error: message });
+}
+
+class IsolateExecutor {
+  #native;
+  #disposed = false;
+  #outbound;
+  #modules;
+
+  /**
+   * @param {object} [options] workers, maxQueue, timeout (ms, default 60 000), memoryLimitMb
+   *   (default 128), limits { maxArgsBytes, ... }, and the Cloudflare options globalOutbound
+   *   (null: no network) and modules.
+   */
+  constructor(options) {
+    const opts = nativeOptions(options);
+    this.#outbound = checkOutbound(options && options.globalOutbound);
+    this.#modules = cloudflare.checkModules(options && options.modules);
+    try {
+      this.#native = new NativeExecutor(opts);
+    } catch (error) {
+      throw fromNative(error);
+    }
+  }
+
+  /**
+   * Cloudflare form: execute(code, providers | fns, options?) → { result, error?, logs }.
+   * Native form: execute({ code, providers, dispatch, timeout?, memoryLimitMb? })
+   *   → { result, error?, logs, timing, stats }.
+   */
+  execute(codeOrRequest, providersOrFns, options) {
+    try {
+      if (typeof codeOrRequest === 'string') {
+        return cloudflare.execute(this.#runner(), codeOrRequest, providersOrFns, options);
+      }
+      return this.#executeNative(codeOrRequest);
+    } catch (error) {
+      return Promise.reject(fromNative(error));
+    }
+  }
+
+  // The callback that answers a run's tool calls: `dispatch` (provider, tool, argsJson) → reply
+  // text or a promise of it, and the outbound handler (null: no network) for fetch().
+  #toolCallback(dispatch, handler) {
+    const native = this.#native;
+    const budget = handler === null ? 0 : bodyBudget(native.limits.maxReplyBytes);
+    const answer = (provider, tool, argsJson) => (provider === OUTBOUND
+      ? handleOutbound(handler, argsJson, budget)
+      : dispatch(provider, tool, argsJson));
+    return (runId, callId, provider, tool, argsJson) => {
+      const send = (reply) => {
+        if (typeof reply !== 'string') {
+          reply = errorReply(new Error(`dispatch for ${provider}.${tool} must return a JSON string (got ${typeof reply})`));
+        }
+        native.reply(runId, callId, reply);
+      };
+      let reply;
+      try {
+        reply = answer(provider, tool, argsJson);
+      } catch (error) {
+        send(errorReply(error));
+        return;
+      }
+      if (reply !== null && typeof reply === 'object' && typeof reply.then === 'function') {
+        Promise.resolve(reply).then(send, (error) => send(errorReply(error)));
+      } else {
+        send(reply);
+      }
+    };
+  }
+
+  #checkOpen() {
+    if (this.#disposed) {
+      throw new CodemodeExecutorError(CODES.DISPOSED, 'The executor has been disposed');
+    }
+  }
+
+  // Runs one job: `namespaces` and `resultMode` go to the sandbox, tool calls go to `dispatch`.
+  // Resolves with the native report. `outbound` (a handler, or null for no network) defaults to
+  // the executor's globalOutbound. With `retain`, the report carries a handle id and
+  // `onToolCall` is returned with it for the handle's later runs.
+  #run({ code, namespaces, resultMode, dispatch, timeout, memoryLimitMb, faultInjection, outbound, retain, signal }) {
+    this.#checkOpen();
+    const handler = outbound === undefined ? this.#outbound : outbound;
+    const onToolCall = this.#toolCallback(dispatch, handler);
+    const request = {
+      code,
+      runConfigJson: JSON.stringify({ resultMode, namespaces, outbound: handler !== null, modules: this.#modules }),
+      timeout: checkNumber('timeout', timeout),
+      memoryLimitMb: checkNumber('memoryLimitMb', memoryLimitMb),
+      faultInjection,
+      retain: retain === true,
+    };
+    const native = this.#native;
+    return runWithSignal(native, signal, () => native.execute(request, onToolCall)).then((report) => ({ report, onToolCall }));
+  }
+
+  // A further run in a retained isolate (see ExecutionHandle).
+  [RUN_IN_HANDLE](handleId, code, timeout, onToolCall, signal) {
+    this.#checkOpen();
+    const request = { handleId, code, timeout: checkNumber('timeout', timeout) };
+    const native = this.#native;
+    return runWithSignal(native, signal, () => native.executeInHandle(request, onToolCall)).then(shapeNativeReport);
+  }
+
+  [DISPOSE_HANDLE](handleId) {
+    return this.#disposed ? false : this.#native.disposeHandle(handleId);
+  }
+
+  #runner() {
+    return (job) => this.#run(job).then(({ report }) => report);
+  }
+
+  #executeNative(request) {
+    if (!isPlainObject(request)) throw invalidArgument('execute() takes a request object { code, providers, dispatch } or (code, providers, options)');
+    const { code, dispatch } = request;
+    if (typeof code !== 'string') throw invalidArgument('request.code must be a string');
+    const namespaces = nativeNamespaces(request.providers);
+    if (request.retainHandles !== undefined && typeof request.retainHandles !== 'boolean') {
+      throw invalidArgument('request.retainHandles must be a boolean');
+    }
+    if (dispatch !== undefined && typeof dispatch !== 'function') {
+      throw invalidArgument('request.dispatch must be a function (provider, tool, argsJson) => string');
+    }
+    const answer = dispatch === undefined
+      ? (provider, tool) => errorReply(new Error(`No dispatch function: cannot call ${provider}.${tool}`))
+      : dispatch;
+    return this.#run({
+      code,
+      namespaces,
+      resultMode: 'json',
+      dispatch: answer,
+      timeout: request.timeout,
+      memoryLimitMb: request.memoryLimitMb,
+      faultInjection: typeof request.__faultInjection === 'string' ? request.__faultInjection : undefined,
+      outbound: request.outbound === undefined ? undefined : checkOutbound(request.outbound, 'request.outbound'),
+      retain: request.retainHandles === true,
+      signal: checkSignal(request.signal, 'request.signal'),
+    }).then(({ report, onToolCall }) => {
+      const out = shapeNativeReport(report);
+      if (request.retainHandles === true && typeof report.handleId === 'number') {
+        out.handle = new ExecutionHandle(this, report.handleId, onToolCall);
+      }
+      return out;
+    });
+  }
+
+  /** The effective bounds: the defaults with this executor's options applied. */
+  get limits() {
+    const native = this.#native.limits;
+    const out = {};
+    for (const { name } of BOUNDS) out[name] = native[name];
+    out.isolation = this.#native.isolation;
+    return out;
+  }
+
+  /**
+   * Counters: workers, busy, queued, completed, lost, abandoned, replaced, retained, isolation,
+   * and in 'process' isolation processes, enginesStarted, enginesLost, crashLoop.
+   */
+  stats() {
+    const s = this.#native.stats();
+    const out = { ...s };
+    if (out.crashLoop === null || out.crashLoop === undefined) delete out.crashLoop;
+    if (s.isolation === 'process') out.enginePids = this.#native.enginePids();
+    return out;
+  }
+
+  /**
+   * Stops the pool. Queued runs reject with ERR_DISPOSED; runs already started finish within
+   * their own timeout. Later execute() calls reject with ERR_DISPOSED.
+   */
+  dispose() {
+    this.#disposed = true;
+    return this.#native.dispose();
+  }
+}
+
+/** The error text of a run cancelled through its AbortSignal (what the run itself records). */
+const ABORTED = 'Execution aborted';
+
+function checkSignal(signal, name) {
+  if (signal === undefined) return undefined;
+  if (signal === null || typeof signal !== 'object' || typeof signal.aborted !== 'boolean' ||
+    typeof signal.addEventListener !== 'function' || typeof signal.removeEventListener !== 'function') {
+    throw invalidArgument(`${name} must be an AbortSignal`);
+  }
+  return signal;
+}
+
+function abortReason(signal) {
+  return signal.reason !== undefined ? signal.reason : new DOMException('This operation was aborted', 'AbortError');
+}
+
+// Starts a run unless `signal` is already aborted; an abort while it is queued or running
+// cancels it in the pool (it ends at once, its isolate discarded) and rejects with the signal's
+// reason, as fetch() does.
+function runWithSignal(native, signal, start) {
+  if (signal === undefined) return settle(start());
+  if (signal.aborted) return Promise.reject(abortReason(signal));
+  const pending = start();
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      native.cancel(pending.runId, ABORTED);
+      reject(abortReason(signal));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    const done = () => signal.removeEventListener('abort', onAbort);
+    settle(pending).then((report) => { done(); resolve(report); }, (error) => { done(); reject(error); });
+  });
+}
+
+// Native reports carry machinery faults as data; they become rejections with a stable code.
+function settle(promise) {
+  return promise.then((report) => {
+    if (report.faultCode !== undefined && report.faultCode !== null) {
+      throw new CodemodeExecutorError(report.faultCode, report.faultMessage);
+    }
+    return report;
+  });
+}
+
+/**
+ * A retained execution (`execute({ ..., retainHandles: true })`): its isolate stays alive, so
+ * further code runs in the same global scope with the same providers and dispatch. Closed by
+ * dispose(), by idling longer than `retainedIdleMs`, or when one of its runs is ended by a bound
+ * (timeout, memory); a closed handle rejects with ERR_HANDLE_CLOSED.
+ */
+class ExecutionHandle {
+  #executor;
+  #onToolCall;
+  #closed = false;
+
+  constructor(executor, id, onToolCall) {
+    this.#executor = executor;
+    this.#onToolCall = onToolCall;
+    this.id = id;
+  }
+
+  /** Runs `code` (an async function expression) in this isolate. */
+  execute(code, options) {
+    try {
+      if (typeof code !== 'string') throw invalidArgument('handle.execute(code): code must be a string');
+      if (options !== undefined && !isPlainObject(options)) throw invalidArgument('handle.execute options must be an object');
+      if (this.#closed) {
+        throw new CodemodeExecutorError(CODES.HANDLE_CLOSED, `The execution handle ${this.id} is closed (disposed)`);
+      }
+      const timeout = options === undefined ? undefined : options.timeout;
+      const signal = checkSignal(options === undefined ? undefined : options.signal, 'options.signal');
+      return this.#executor[RUN_IN_HANDLE](this.id, code, timeout, this.#onToolCall, signal);
+    } catch (error) {
+      return Promise.reject(fromNative(error));
+    }
+  }
+
+  /** Drops the isolate. Resolves true if it was still alive. */
+  dispose() {
+    if (this.#closed) return Promise.resolve(false);
+    this.#closed = true;
+    try {
+      return Promise.resolve(this.#executor[DISPOSE_HANDLE](this.id));
+    } catch (error) {
+      return Promise.reject(fromNative(error));
+    }
+  }
+}
+
+function shapeNativeReport(report) {
+  const out = {
+    result: report.resultJson === undefined || report.resultJson === null ? undefined : JSON.parse(report.resultJson),
+  };
+  if (report.error !== undefined && report.error !== null) out.error = report.error;
+  out.logs = report.logs;
+  out.timing = { queuedMs: report.queuedMs, runMs: report.runMs, totalMs: report.totalMs };
+  out.stats = { toolCalls: report.toolCalls, heapUsedBytes: report.heapUsedBytes };
+  return out;
+}
+
+module.exports = { IsolateExecutor, ExecutionHandle };
