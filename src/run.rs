@@ -6,7 +6,7 @@
 
 use crate::bridge::ToolSink;
 use crate::error::Fault;
-use crate::limits::{Limits, MAX_TIMEOUT_MS};
+use crate::limits::{bound, Limits, MAX_TIMEOUT_MS};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -46,22 +46,21 @@ impl Overrides {
     /// options. The one place a per-run override is validated: the napi layer calls it for
     /// what JS passed, the engine for what arrived on the wire.
     pub fn parse(timeout_ms: Option<f64>, memory_mb: Option<f64>) -> Result<Overrides, Fault> {
-        let mut probe = Limits::default();
-        let timeout = match timeout_ms {
-            Some(ms) => {
-                probe.set("timeout", ms).map_err(Fault::invalid)?;
-                Some(probe.timeout)
-            }
-            None => None,
+        // Checked against the bounds' rows directly: this runs for every run, and building a
+        // `Limits` (its default asks the OS for the CPU count) would cost more than the check.
+        let check = |name: &str, value: f64| -> Result<f64, Fault> {
+            let row = bound(name).expect("per-run bounds are in the table");
+            row.check(value).map_err(Fault::invalid)?;
+            Ok(value)
         };
-        let memory_mb = match memory_mb {
-            Some(mb) => {
-                probe.set("memoryLimitMb", mb).map_err(Fault::invalid)?;
-                Some(mb as usize)
-            }
-            None => None,
-        };
-        Ok(Overrides { timeout, memory_mb })
+        Ok(Overrides {
+            timeout: timeout_ms
+                .map(|ms| check("timeout", ms).map(|ms| Duration::from_secs_f64(ms / 1000.0)))
+                .transpose()?,
+            memory_mb: memory_mb
+                .map(|mb| check("memoryLimitMb", mb).map(|mb| mb as usize))
+                .transpose()?,
+        })
     }
 
     /// The executor's limits with these overrides applied.

@@ -106,6 +106,7 @@ function errorReply(error) {
 
 class IsolateExecutor {
   #native;
+  #maxReplyBytes;
   #disposed = false;
   #outbound;
   #modules;
@@ -121,6 +122,7 @@ class IsolateExecutor {
     this.#modules = cloudflare.checkModules(options && options.modules);
     try {
       this.#native = new NativeExecutor(opts);
+      this.#maxReplyBytes = this.#native.limits.maxReplyBytes;
     } catch (error) {
       throw fromNative(error);
     }
@@ -146,7 +148,7 @@ class IsolateExecutor {
   // text or a promise of it, and the outbound handler (null: no network) for fetch().
   #toolCallback(dispatch, handler) {
     const native = this.#native;
-    const budget = handler === null ? 0 : bodyBudget(native.limits.maxReplyBytes);
+    const budget = handler === null ? 0 : bodyBudget(this.#maxReplyBytes);
     const answer = (provider, tool, argsJson) => (provider === OUTBOUND
       ? handleOutbound(handler, argsJson, budget)
       : dispatch(provider, tool, argsJson));
