@@ -67,6 +67,8 @@ export declare class NativeStore {
 /** The table of bounds. */
 export declare function boundTable(): Array<NativeBound>
 
+export declare function durableConstants(): NativeDurableConstants
+
 /** Every stable fault code, as `lib/executor/errors.js` lists them (a test pins the two together). */
 export declare function errorCodes(): Array<string>
 
@@ -109,6 +111,14 @@ export interface NativeDecision {
   kind: string
   /** With `"replay"`: the recorded result (storage-codec JSON; absent for `undefined`). */
   result?: string
+}
+
+/** The constants of the durable log that `lib/runtime/` shares with the store. */
+export interface NativeDurableConstants {
+  /** The connector name of `codemode.step` entries. */
+  stepConnector: string
+  /** The longest value (and error text) the log keeps, in UTF-16 code units. */
+  maxValueUnits: number
 }
 
 export interface NativeExecution {

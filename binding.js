@@ -838,6 +838,7 @@ module.exports = nativeBinding
 module.exports.NativeExecutor = nativeBinding.NativeExecutor
 module.exports.NativeStore = nativeBinding.NativeStore
 module.exports.boundTable = nativeBinding.boundTable
+module.exports.durableConstants = nativeBinding.durableConstants
 module.exports.errorCodes = nativeBinding.errorCodes
 module.exports.measureFloors = nativeBinding.measureFloors
 module.exports.serveEngine = nativeBinding.serveEngine

@@ -5,7 +5,10 @@
 //! not exist); values cross as storage-codec JSON text.
 
 use crate::error::{ErrorCode, Fault};
-use crate::store::{Call, Decision, Execution, LogEntry, Pending, Snippet, Store, StoreError};
+use crate::store::{
+    Call, Decision, Execution, LogEntry, Pending, Snippet, Store, StoreError, MAX_DURABLE_UNITS,
+    STEP_CONNECTOR,
+};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
@@ -391,5 +394,22 @@ impl NativeStore {
     #[napi]
     pub fn delete_snippet(&self, runtime: String, name: String) -> Result<bool, ErrorCode> {
         self.store.delete_snippet(&runtime, &name).map_err(thrown)
+    }
+}
+
+/// The constants of the durable log that `lib/runtime/` shares with the store.
+#[napi(object)]
+pub struct NativeDurableConstants {
+    /// The connector name of `codemode.step` entries.
+    pub step_connector: String,
+    /// The longest value (and error text) the log keeps, in UTF-16 code units.
+    pub max_value_units: u32,
+}
+
+#[napi]
+pub fn durable_constants() -> NativeDurableConstants {
+    NativeDurableConstants {
+        step_connector: STEP_CONNECTOR.to_string(),
+        max_value_units: MAX_DURABLE_UNITS as u32,
     }
 }

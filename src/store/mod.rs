@@ -45,6 +45,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 /// How long an operation waits for another process's write lock before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The connector name under which `codemode.step(name, fn)` results are logged (never reverted
+/// by a rollback). The JS side reads it from here (`durableConstants()`).
 pub const STEP_CONNECTOR: &str = "__step";
 
 /// A store failure, with a stable code: `ERR_STORE` when the file cannot be read or written
@@ -503,7 +505,7 @@ impl Store {
                 params![
                     runtime,
                     id,
-                    cut_utf16(error, MAX_ERROR_UNITS),
+                    cut_utf16(error, MAX_DURABLE_UNITS),
                     logs_json,
                     now_ms(),
                     Status::Error,
@@ -838,8 +840,10 @@ fn divergence(seq: i64, detail: &str) -> String {
     format!("Codemode replay divergence at step {seq}: {detail}")
 }
 
-/// The longest error text kept (docs/cloudflare-compat.md §6.6), in UTF-16 code units as JS counts them.
-const MAX_ERROR_UNITS: usize = 1_000_000;
+/// The longest value the durable log keeps, and the longest error text (docs/cloudflare-compat.md
+/// §6.6), in UTF-16 code units as JS counts them. The JS side reads it from here
+/// (`durableConstants()`), so the limit is declared once.
+pub const MAX_DURABLE_UNITS: usize = 1_000_000;
 
 fn cut_utf16(text: &str, max_units: usize) -> &str {
     let mut units = 0;
@@ -880,7 +884,7 @@ fn fail_run(
         params![
             runtime,
             id,
-            cut_utf16(message, MAX_ERROR_UNITS),
+            cut_utf16(message, MAX_DURABLE_UNITS),
             now,
             Status::Error
         ],
