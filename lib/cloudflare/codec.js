@@ -346,6 +346,11 @@
   }
 
   return {
+    // The key of the control markers a connector binding answers with instead of a value
+    // ({ [CONTROL_KEY]: 'pause' | 'error', message? }), and the error text the sandbox throws
+    // on a pause: defined here, the one file both sides load.
+    CONTROL_KEY: '__codemode_control__',
+    PAUSE_MARKER: '__CODEMODE_PAUSE__',
     BINARY_TAG,
     bytesToBase64,
     base64ToBytes,

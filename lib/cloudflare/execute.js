@@ -2,7 +2,7 @@
 // The Cloudflare form of execute (docs/cloudflare-compat.md §2): execute(code, providersOrFns, options?) with
 // Cloudflare's pre-flight validation, messages, transport codec and result shape, on top of the
 // executor's native runner.
-const { transportStringify, transportParse, cloneStringify, cloneParse } = require('./codec.js');
+const { transportStringify, transportParse, cloneStringify, cloneParse, CONTROL_KEY } = require('./codec.js');
 const { normalizeCode } = require('./normalize.js');
 const { IDENTIFIER, RESERVED, KEYWORDS, sanitizeToolName } = require('./names.js');
 const { invalidArgument } = require('../executor/errors.js');
@@ -86,7 +86,7 @@ async function callConnector(binding, method, argsJson) {
     const [first] = cloneParse(argsJson) || [];
     return cloneStringify(await binding.callTool(method, first));
   } catch (error) {
-    return cloneStringify({ __codemode_control__: 'error', message: messageOf(error) });
+    return cloneStringify({ [CONTROL_KEY]: 'error', message: messageOf(error) });
   }
 }
 

@@ -5,10 +5,14 @@
 // with the messages the model reads.
 
 const { transportReplacer, transportReviver } = require('../cloudflare/codec.js');
+const { durableConstants } = require('../../binding.js');
 
 const BIGINT_TAG = '__codemode_bigint_v1__';
-/** Longest serialized value kept in the log, in UTF-16 code units (docs/cloudflare-compat.md's "bytes"). */
-const MAX_DURABLE_VALUE_BYTES = 1_000_000;
+/**
+ * Longest serialized value kept in the log, in UTF-16 code units (docs/cloudflare-compat.md's
+ * "bytes"): 1 000 000, declared once in src/store (the store cuts error texts to it too).
+ */
+const MAX_DURABLE_VALUE_BYTES = durableConstants().maxValueUnits;
 
 /** JSON text for a durable column; `undefined` for `undefined`. Throws where JSON would. */
 function stringifyForStorage(value) {

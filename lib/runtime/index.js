@@ -6,7 +6,7 @@
 
 const path = require('node:path');
 const { randomUUID } = require('node:crypto');
-const { NativeStore } = require('../../binding.js');
+const { NativeStore, durableConstants } = require('../../binding.js');
 const { normalizeCode } = require('../cloudflare/normalize.js');
 const { runCode } = require('../cloudflare/run-code.js');
 const { searchConnectors, describeTarget } = require('./search.js');
@@ -20,9 +20,10 @@ const DEFAULT_RUNTIME_NAME = 'default';
 const DEFAULT_MAX_EXECUTIONS = 50;
 const DEFAULT_PAUSED_TTL_MS = 86_400_000;
 const DEFAULT_PATH = path.join('.codemode', 'runtime.db');
-const STEP_CONNECTOR = '__step';
-const CONTROL_KEY = '__codemode_control__';
-const PAUSE_SENTINEL = '__CODEMODE_PAUSE__';
+// The step connector's name comes from the store (src/store), the control markers from the
+// codec both sides load.
+const { stepConnector: STEP_CONNECTOR } = durableConstants();
+const { CONTROL_KEY, PAUSE_MARKER: PAUSE_SENTINEL } = require('../cloudflare/codec.js');
 const NAME_PATTERN = /^[a-zA-Z0-9_.-]+$/;
 
 // In the sandbox: `codemode.step(name, fn)` records fn's value once and replays it afterwards.

@@ -282,8 +282,8 @@
   // ---- Namespaces ---------------------------------------------------------------------------
   const codec = natives.codec;
   const indirectEval = eval;
-  const PAUSE = '__CODEMODE_PAUSE__';
-  const CONTROL = '__codemode_control__';
+  const PAUSE = codec.PAUSE_MARKER;
+  const CONTROL = codec.CONTROL_KEY;
 
   // The JSON text of an argument list, always an array at the top: each argument is encoded on
   // its own, so a program's Array.prototype.toJSON cannot turn the list into something else.
