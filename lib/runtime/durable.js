@@ -6,6 +6,7 @@
 
 const { transportReplacer, transportReviver } = require('../cloudflare/codec.js');
 const { durableConstants } = require('../../binding.js');
+const { messageOf } = require('../util.js');
 
 const BIGINT_TAG = '__codemode_bigint_v1__';
 /**
@@ -46,10 +47,6 @@ function stableStringify(value) {
   } catch {
     return undefined;
   }
-}
-
-function messageOf(error) {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function tooLargeMessage(what, size) {
@@ -96,5 +93,4 @@ module.exports = {
   tooLargeMessage,
   toStored,
   logsForStorage,
-  messageOf,
 };

@@ -3,53 +3,25 @@
 // this keeps it in a SQLite file (src/store via NativeStore). Nothing per run lives in memory:
 // every operation addresses an execution id, so any process over the same file can resume,
 // approve, reject or roll back any run.
+//
+// The parts: store.js (the SQLite store and the facet of one runtime name, the handle's only way
+// to it), pass.js (one pass over an execution, and connector setup); this file is the handle.
 
 const path = require('node:path');
-const { randomUUID } = require('node:crypto');
-const { NativeStore, durableConstants } = require('../../binding.js');
-const { normalizeCode } = require('../cloudflare/normalize.js');
-const { runCode } = require('../cloudflare/run-code.js');
-const { searchConnectors, describeTarget } = require('./search.js');
 const { buildDescription, codeInputSchema, toModelOutput } = require('./model-tool.js');
+const { tooLargeMessage, MAX_DURABLE_VALUE_BYTES } = require('./durable.js');
+const { messageOf } = require('../util.js');
+const { storeAt, RuntimeStore } = require('./store.js');
 const {
-  toStored, parseForStorage, stableStringify, stringifyForStorage, logsForStorage, tooLargeMessage,
-  messageOf, MAX_DURABLE_VALUE_BYTES,
-} = require('./durable.js');
+  SetupCache, loadSetup, eachConnector, runPass, missingConnectors, requiresMessage,
+} = require('./pass.js');
+const { searchConnectors, describeTarget } = require('./search.js');
 
 const DEFAULT_RUNTIME_NAME = 'default';
 const DEFAULT_MAX_EXECUTIONS = 50;
 const DEFAULT_PAUSED_TTL_MS = 86_400_000;
 const DEFAULT_PATH = path.join('.codemode', 'runtime.db');
-// The step connector's name comes from the store (src/store), the control markers from the
-// codec both sides load.
-const { stepConnector: STEP_CONNECTOR } = durableConstants();
-const { CONTROL_KEY, PAUSE_MARKER: PAUSE_SENTINEL } = require('../cloudflare/codec.js');
 const NAME_PATTERN = /^[a-zA-Z0-9_.-]+$/;
-
-// In the sandbox: `codemode.step(name, fn)` records fn's value once and replays it afterwards.
-const STEP_PRELUDE = `
-codemode.step = async (name, fn) => {
-  const decision = await codemode.__stepDecide(name);
-  if (decision.kind === "replay") return decision.result;
-  if (decision.kind !== "execute") throw new Error("${PAUSE_SENTINEL}");
-  const value = await fn();
-  await codemode.__stepRecord(decision.seq, value, String(name));
-  return value;
-};`;
-
-// One NativeStore per file in this process (SQLite connections are per file; the store
-// serializes its own access).
-const stores = new Map();
-function storeAt(file) {
-  if (file === ':memory:') return new NativeStore(':memory:');
-  const resolved = path.resolve(file);
-  let store = stores.get(resolved);
-  if (store === undefined) {
-    store = new NativeStore(resolved);
-    stores.set(resolved, store);
-  }
-  return store;
-}
 
 function validateConnectorNames(connectors) {
   const seen = new Set();
@@ -63,294 +35,6 @@ function validateConnectorNames(connectors) {
   }
 }
 
-function newExecutionId() {
-  return `exec_${String(Date.now()).padStart(16, '0')}_${randomUUID()}`;
-}
-
-function missingConnectors(required, available) {
-  return (required || []).filter((name) => !available.has(name));
-}
-
-function requiresMessage(subject, missing) {
-  return `${subject} requires connector(s) ${missing.map((m) => `"${m}"`).join(', ')} that are not configured on this runtime.`;
-}
-
-// ---- Rows → the shapes of docs/cloudflare-compat.md §6 -------------------------------------------------------------
-
-function toEntry(row) {
-  const entry = {
-    seq: row.seq,
-    connector: row.connector,
-    method: row.method,
-    args: parseForStorage(row.args),
-    result: parseForStorage(row.result),
-    requiresApproval: row.requiresApproval,
-    ephemeral: row.ephemeral ? true : undefined,
-    state: row.state,
-  };
-  return entry;
-}
-
-function toExecution(row) {
-  const log = [];
-  for (const entry of row.log) log[entry.seq] = toEntry(entry);
-  return {
-    id: row.id,
-    code: row.code,
-    status: row.status,
-    log,
-    result: parseForStorage(row.result),
-    error: row.error === null || row.error === undefined ? undefined : row.error,
-    logs: row.logs ? JSON.parse(row.logs) : undefined,
-    connectors: row.connectors ? JSON.parse(row.connectors) : undefined,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-  };
-}
-
-function toPending(row) {
-  return { executionId: row.executionId, seq: row.seq, connector: row.connector, method: row.method, args: parseForStorage(row.args) };
-}
-
-function toSnippet(row) {
-  return {
-    name: row.name,
-    description: row.description,
-    code: row.code,
-    savedAt: row.savedAt,
-    inputSchema: parseForStorage(row.inputSchema),
-    connectors: row.connectors ? JSON.parse(row.connectors) : undefined,
-  };
-}
-
-// ---- The store, with JS values ----------------------------------------------------------------
-
-// The runtime facet of one name: every operation of §6.5 over the shared NativeStore.
-class RuntimeStore {
-  constructor(store, name) {
-    this.store = store;
-    this.name = name;
-  }
-
-  begin(code, connectorNames, maxExecutions) {
-    const id = newExecutionId();
-    this.store.begin(this.name, id, code, JSON.stringify(connectorNames), maxExecutions);
-    return id;
-  }
-
-  resume(id) {
-    return this.store.resume(this.name, id);
-  }
-
-  decide(id, seq, connector, method, args, requiresApproval, ephemeral) {
-    const stored = toStored(`Arguments to ${connector}.${method}`, args);
-    const recorded = stored.text === undefined ? undefined : stableStringify(parseForStorage(stored.text));
-    const decision = this.store.decide(this.name, id, {
-      seq,
-      connector,
-      method,
-      args: stored.text ?? undefined,
-      argsError: stored.error,
-      argsStable: stableStringify(args),
-      recordedStable: recorded,
-      requiresApproval,
-      ephemeral,
-    });
-    if (decision.kind === 'replay') return { kind: 'replay', result: parseForStorage(decision.result) };
-    return { kind: decision.kind, seq };
-  }
-
-  recordResult(id, seq, connector, method, result) {
-    const stored = toStored(`The result of ${connector}.${method}`, result);
-    this.store.recordResult(this.name, id, seq, stored.text ?? undefined, stored.error);
-  }
-
-  /** False when the run was no longer running (rejected or expired during the pass). */
-  complete(id, result, logs) {
-    const stored = toStored('The final result', result);
-    const text = stored.error === undefined
-      ? stored.text
-      : stringifyForStorage(`[codemode: result omitted from the audit trail — ${stored.error}]`);
-    return this.store.complete(this.name, id, text === null ? undefined : text, logsForStorage(logs) ?? undefined);
-  }
-
-  /** False when the run was no longer running. */
-  fail(id, error, logs) {
-    return this.store.fail(this.name, id, String(error).slice(0, MAX_DURABLE_VALUE_BYTES), logsForStorage(logs) ?? undefined);
-  }
-
-  getExecution(id) {
-    const row = this.store.getExecution(this.name, id);
-    return row === null || row === undefined ? undefined : toExecution(row);
-  }
-
-  listExecutions(limit) {
-    return this.store.listExecutions(this.name, limit).map(toExecution);
-  }
-
-  listPending(id) {
-    return this.store.listPending(this.name, id).map(toPending);
-  }
-
-  snippets() {
-    return this.store.snippets(this.name).map(toSnippet);
-  }
-
-  snippet(name) {
-    return this.snippets().find((s) => s.name === name);
-  }
-}
-
-// ---- One pass (§6.7) -------------------------------------------------------------------------
-
-async function loadSetup(connectors) {
-  const connectorsByName = new Map();
-  const descriptions = [];
-  const annotations = new Map();
-  for (const connector of connectors) {
-    const name = connector.name();
-    const description = await connector.describe();
-    connectorsByName.set(name, connector);
-    descriptions.push(description);
-    for (const [method, annotation] of Object.entries(description.annotations || {})) {
-      annotations.set(`${name}.${method}`, annotation);
-    }
-  }
-  return { connectorsByName, descriptions, annotations };
-}
-
-async function eachConnector(connectors, hook) {
-  await Promise.all([...connectors].map(async (connector) => {
-    try {
-      await hook(connector);
-    } catch {
-      // Hooks never turn a finished run into a failure.
-    }
-  }));
-}
-
-function withGlobalsHint(message, setup) {
-  if (!/\bis not defined\b/.test(message)) return message;
-  return `${message} (the only globals available in the sandbox are: ${[...setup.connectorsByName.keys(), 'codemode'].join(', ')})`;
-}
-
-// Connector bindings for one pass: each call takes the next seq, asks the store, and runs,
-// replays or pauses. A binding never rejects: failures become the error marker.
-function connectorBindings(setup, facet, id, cursor) {
-  return setup.descriptions.map((description) => ({
-    name: description.name,
-    binding: {
-      callTool: async (method, args) => {
-        try {
-          const seq = cursor.next();
-          const annotation = setup.annotations.get(`${description.name}.${method}`) || {};
-          const decision = facet.decide(id, seq, description.name, method, args, annotation.requiresApproval === true, annotation.replay === 'reexecute');
-          if (decision.kind === 'replay') return decision.result;
-          if (decision.kind === 'pause') return { [CONTROL_KEY]: 'pause' };
-          const connector = setup.connectorsByName.get(description.name);
-          const result = await connector.executeTool(method, args, { executionId: id });
-          facet.recordResult(id, seq, description.name, method, result);
-          return result;
-        } catch (error) {
-          console.error(`codemode: ${description.name}.${method} failed (execution ${id})`, error);
-          return { [CONTROL_KEY]: 'error', message: messageOf(error) };
-        }
-      },
-    },
-  }));
-}
-
-function platformProvider(setup, bindings, facet, executor, id, cursor) {
-  const provider = {
-    name: 'codemode',
-    prelude: STEP_PRELUDE,
-    fns: {
-      search: async (query) => searchConnectors(String(query), setup.descriptions, facet.snippets()),
-      describe: async (target) => describeTarget(String(target), setup.descriptions, facet.snippets()),
-      run: async (...args) => {
-        const name = String(args[0]);
-        const snippet = facet.snippet(name);
-        if (snippet === undefined) return { error: `Snippet "${args[0]}" not found.` };
-        const missing = missingConnectors(snippet.connectors, new Set(setup.connectorsByName.keys()));
-        if (missing.length > 0) return { error: requiresMessage(`Snippet "${args[0]}"`, missing) };
-        const code = `async () => {\n  const snippet = (${normalizeCode(snippet.code)});\n  return await snippet(${JSON.stringify(args[1])});\n}`;
-        const output = await runCode({ code, executor, providers: [provider], connectors: bindings });
-        return output.result;
-      },
-      __stepDecide: async (name) => facet.decide(id, cursor.next(), STEP_CONNECTOR, String(name), undefined, false, false),
-      __stepRecord: async (seq, value, name) => {
-        facet.recordResult(id, Number(seq), STEP_CONNECTOR, String(name), value);
-        return true;
-      },
-    },
-  };
-  return provider;
-}
-
-async function applyTransform(transformResult, result) {
-  if (typeof transformResult !== 'function') return result;
-  try {
-    return await transformResult(result);
-  } catch (error) {
-    console.warn('codemode: transformResult threw; returning the raw result.', error);
-    return result;
-  }
-}
-
-async function runPass(id, code, setup, facet, executor, transformResult) {
-  let n = 0;
-  const cursor = { next: () => n++ };
-  const bindings = connectorBindings(setup, facet, id, cursor);
-  const provider = platformProvider(setup, bindings, facet, executor, id, cursor);
-  const connectors = [...setup.connectorsByName.values()];
-  let ended = false;
-  const endPass = async (status) => {
-    ended = true;
-    await eachConnector(connectors, (c) => c.onPassEnd(id, status));
-    if (status !== 'paused') await eachConnector(connectors, (c) => c.disposeExecution(id, status));
-  };
-  try {
-    let output;
-    let threw;
-    try {
-      output = await runCode({ code, executor, providers: [provider], connectors: bindings });
-    } catch (error) {
-      threw = error;
-    }
-    // The stored status is the source of truth, not what the program threw.
-    const execution = facet.getExecution(id);
-    const calls = execution && execution.log;
-    if (execution && execution.status === 'paused') {
-      await endPass('paused');
-      return { status: 'paused', executionId: id, pending: facet.listPending(id), calls };
-    }
-    if (execution && execution.status === 'error') {
-      await endPass('error');
-      return { status: 'error', executionId: id, error: execution.error ?? 'Codemode execution failed', calls };
-    }
-    // A run rejected or expired while this pass was under way keeps that outcome.
-    const endedElsewhere = () => {
-      const now = facet.getExecution(id);
-      return { status: 'error', executionId: id, error: (now && now.error) ?? 'Codemode execution failed', calls };
-    };
-    if (threw !== undefined) {
-      const message = withGlobalsHint(messageOf(threw), setup);
-      const failed = facet.fail(id, message);
-      await endPass('error');
-      return failed ? { status: 'error', executionId: id, error: message, calls } : endedElsewhere();
-    }
-    const result = output && output.result;
-    if (!facet.complete(id, result, output && output.logs)) {
-      await endPass('error');
-      return endedElsewhere();
-    }
-    await endPass('completed');
-    return { status: 'completed', executionId: id, result: await applyTransform(transformResult, result), logs: output && output.logs, calls };
-  } finally {
-    if (!ended) await endPass('error');
-  }
-}
-
 // ---- The handle (§6.9) -------------------------------------------------------------------------
 
 class CodemodeRuntimeHandle {
@@ -361,7 +45,7 @@ class CodemodeRuntimeHandle {
   #maxExecutions;
   #transformResult;
   #facet;
-  #setup;
+  #setup; // search() and describe(): connectors' describe() once per handle (§6.9)
   #defaultTool;
 
   constructor(options) {
@@ -371,6 +55,7 @@ class CodemodeRuntimeHandle {
     this.#file = options.path;
     this.#maxExecutions = options.maxExecutions;
     this.#transformResult = options.transformResult;
+    this.#setup = new SetupCache(this.#connectors);
   }
 
   // The store, opened on first use (an invalid name is reported then, as Cloudflare does).
@@ -384,42 +69,25 @@ class CodemodeRuntimeHandle {
     return this.#facet;
   }
 
-  // Connector descriptions, loaded once per handle.
-  #cachedSetup() {
-    if (this.#setup === undefined) {
-      this.#setup = loadSetup(this.#connectors);
-      this.#setup.catch(() => { this.#setup = undefined; });
-    }
-    return this.#setup;
-  }
-
   /** The AI SDK tool: `{ description, inputSchema, execute, toModelOutput }` (docs/cloudflare-compat.md §9). */
   tool(options) {
     options = options || {};
     const facet = this.#store();
-    let setup;
-    // Loaded once per tool object; a failed load is not kept (a long-lived Node process would
-    // otherwise be stuck with one transient describe() failure).
-    const getSetup = () => {
-      if (setup === undefined) {
-        setup = loadSetup(this.#connectors);
-        setup.catch(() => { setup = undefined; });
-      }
-      return setup;
-    };
+    // Loaded once per tool object (§6.8), by the same policy as the handle's.
+    const setup = new SetupCache(this.#connectors);
     return {
       description: buildDescription(this.#connectors, options.description, options.connectorHints),
       inputSchema: codeInputSchema,
-      execute: async (input) => this.#execute(facet, input && input.code, getSetup),
+      execute: async (input) => this.#execute(facet, input && input.code, setup),
       toModelOutput: ({ output } = {}) => toModelOutput(output),
     };
   }
 
-  async #execute(facet, code, getSetup) {
+  async #execute(facet, code, setupCache) {
     if (typeof code === 'string' && code.length > MAX_DURABLE_VALUE_BYTES) {
       return { status: 'error', executionId: '', error: tooLargeMessage('The execution code', code.length) };
     }
-    const setup = await getSetup();
+    const setup = await setupCache.get();
     const id = facet.begin(code, [...setup.connectorsByName.keys()], this.#maxExecutions);
     return runPass(id, code, setup, facet, this.#executor, this.#transformResult);
   }
@@ -432,12 +100,12 @@ class CodemodeRuntimeHandle {
   }
 
   async search(query) {
-    const setup = await this.#cachedSetup();
+    const setup = await this.#setup.get();
     return searchConnectors(query, setup.descriptions, this.#store().snippets());
   }
 
   async describe(target) {
-    const setup = await this.#cachedSetup();
+    const setup = await this.#setup.get();
     return describeTarget(target, setup.descriptions, this.#store().snippets());
   }
 
@@ -449,28 +117,35 @@ class CodemodeRuntimeHandle {
   async approve({ executionId } = {}) {
     executionId = String(executionId);
     const facet = this.#store();
+    // Fresh setup, not a SetupCache: the contract (§6.9 approve, step 1) and Cloudflare's
+    // resumeCodemode load the descriptions per approval. An approval can come long after the
+    // pass that paused, and its replay follows what the connectors describe now (annotations
+    // such as requiresApproval included), not what this handle saw earlier.
     const setup = await loadSetup(this.#connectors);
-    const existing = facet.getExecution(executionId);
-    if (existing !== undefined) {
-      const missing = missingConnectors(existing.connectors, new Set(setup.connectorsByName.keys()));
-      if (missing.length > 0) {
-        return { status: 'error', executionId, error: requiresMessage(`Execution "${executionId}"`, missing) };
-      }
+    // Read once: the connectors it needs before resuming, and its code (fixed at begin) after.
+    const execution = facet.getExecution(executionId);
+    if (execution === undefined) {
+      return { status: 'error', executionId, error: `No execution "${executionId}" to resume.` };
+    }
+    const missing = missingConnectors(execution.connectors, new Set(setup.connectorsByName.keys()));
+    if (missing.length > 0) {
+      return { status: 'error', executionId, error: requiresMessage(`Execution "${executionId}"`, missing) };
     }
     if (!facet.resume(executionId)) {
+      // Re-read: the status that made resume fail may be newer than `execution` (a racing
+      // reject, approve or expiry in another process).
       const now = facet.getExecution(executionId);
       const error = now === undefined
         ? `No execution "${executionId}" to resume.`
         : `Execution "${executionId}" is not paused (status: ${now.status}); only a paused run can be approved.`;
       return { status: 'error', executionId, error };
     }
-    const execution = facet.getExecution(executionId);
     return runPass(executionId, execution.code, setup, facet, this.#executor, this.#transformResult);
   }
 
   /** Rejects the pending action at `seq`; false when it was no longer pending. */
   async reject({ seq, executionId } = {}) {
-    const rejected = this.#store().store.reject(this.#name, String(executionId), Number(seq));
+    const rejected = this.#store().reject(String(executionId), Number(seq));
     if (rejected) await eachConnector(this.#connectors, (c) => c.disposeExecution(executionId, 'rejected'));
     return rejected;
   }
@@ -479,7 +154,7 @@ class CodemodeRuntimeHandle {
   async rollback({ executionId } = {}) {
     const facet = this.#store();
     const byName = new Map(this.#connectors.map((c) => [c.name(), c]));
-    const entries = facet.store.actionsToRevert(this.#name, executionId).map(toEntry);
+    const entries = facet.actionsToRevert(executionId);
     let reverted = 0;
     const failures = [];
     for (const entry of entries) {
@@ -487,7 +162,7 @@ class CodemodeRuntimeHandle {
       if (connector === undefined) continue;
       try {
         if (await connector.revertAction(entry.method, entry.args, entry.result, { executionId })) {
-          facet.store.markReverted(this.#name, executionId, entry.seq);
+          facet.markReverted(executionId, entry.seq);
           reverted++;
         }
       } catch (error) {
@@ -495,7 +170,7 @@ class CodemodeRuntimeHandle {
       }
     }
     if (reverted > 0) {
-      facet.store.markRolledBack(this.#name, executionId);
+      facet.markRolledBack(executionId);
       await eachConnector(this.#connectors, (c) => c.disposeExecution(executionId, 'rolled_back'));
     }
     if (failures.length > 0) {
@@ -505,7 +180,7 @@ class CodemodeRuntimeHandle {
 
   /** Expires paused (and stale running) runs older than `maxAgeMs`; returns their ids. */
   async expirePaused({ maxAgeMs = DEFAULT_PAUSED_TTL_MS } = {}) {
-    const expired = this.#store().store.expirePaused(this.#name, maxAgeMs);
+    const expired = this.#store().expirePaused(maxAgeMs);
     for (const id of expired) await eachConnector(this.#connectors, (c) => c.disposeExecution(id, 'rejected'));
     return expired;
   }
@@ -519,7 +194,7 @@ class CodemodeRuntimeHandle {
   }
 
   async deleteExecution(executionId) {
-    const status = this.#store().store.deleteExecution(this.#name, executionId);
+    const status = this.#store().deleteExecution(executionId);
     if (status === 'paused' || status === 'running') {
       await eachConnector(this.#connectors, (c) => c.disposeExecution(executionId, 'rejected'));
     }
@@ -527,7 +202,7 @@ class CodemodeRuntimeHandle {
   }
 
   async pruneExecutions(keep = DEFAULT_MAX_EXECUTIONS) {
-    return this.#store().store.pruneExecutions(this.#name, keep);
+    return this.#store().pruneExecutions(keep);
   }
 
   /** Saves the execution's code as a snippet (replacing one of the same name). */
@@ -535,18 +210,7 @@ class CodemodeRuntimeHandle {
     const facet = this.#store();
     const execution = facet.getExecution(executionId);
     if (execution === undefined) throw new Error(`No execution "${executionId}" to save from`);
-    const schema = toStored('The snippet input schema', inputSchema);
-    if (schema.error !== undefined) throw new Error(schema.error);
-    const snippet = {
-      name,
-      description: description ?? '',
-      code: execution.code,
-      savedAt: Date.now(),
-      inputSchema: schema.text === null ? undefined : schema.text,
-      connectors: execution.connectors === undefined ? undefined : JSON.stringify(execution.connectors),
-    };
-    facet.store.saveSnippet(this.#name, snippet);
-    return toSnippet(snippet);
+    return facet.saveSnippet(name, { description, code: execution.code, inputSchema, connectors: execution.connectors });
   }
 
   async snippets() {
@@ -554,7 +218,7 @@ class CodemodeRuntimeHandle {
   }
 
   async deleteSnippet(name) {
-    return this.#store().store.deleteSnippet(this.#name, name);
+    return this.#store().deleteSnippet(name);
   }
 }
 

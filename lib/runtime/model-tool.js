@@ -5,6 +5,7 @@
 // it is @cloudflare/codemode 0.5.6's text word for word.
 
 const { truncateResult } = require('../cloudflare/truncate.js');
+const { messageOf, isObject } = require('../util.js');
 
 // The fixed part of the description, before the connector list. `<globals>` is replaced by
 // the connector names, each in backticks, joined by ", ".
@@ -77,7 +78,7 @@ const codeInputSchema = {
     version: 1,
     vendor: '@cloudflare/codemode',
     validate(value) {
-      if (typeof value === 'object' && value !== null && 'code' in value && typeof value.code === 'string') {
+      if (isObject(value) && 'code' in value && typeof value.code === 'string') {
         return { value: { code: value.code } };
       }
       return { issues: [{ message: 'Expected an object with a string code property' }] };
@@ -90,12 +91,8 @@ const codeInputSchema = {
   },
 };
 
-function errorMessage(err) {
-  return err instanceof Error ? err.message : String(err);
-}
-
 function serializationError(err) {
-  return { error: `Result could not be serialized for the model: ${errorMessage(err)}` };
+  return { error: `Result could not be serialized for the model: ${messageOf(err)}` };
 }
 
 // `value` as plain JSON data: BigInt becomes its decimal string, `undefined` at the top

@@ -1,0 +1,220 @@
+'use strict';
+// One pass of a durable execution (docs/cloudflare-compat.md §6.7): the connectors' setup, the
+// bindings and the `codemode` platform provider that route every call through the store, and the
+// outcome read back from storage. Also the one cache policy for connector setup (SetupCache).
+
+const { durableConstants } = require('../../binding.js');
+const { normalizeCode } = require('../cloudflare/normalize.js');
+const { runCode } = require('../cloudflare/run-code.js');
+const { messageOf } = require('../util.js');
+const { searchConnectors, describeTarget } = require('./search.js');
+
+// The step connector's name comes from the store (src/store), the control markers from the
+// codec both sides load.
+const { stepConnector: STEP_CONNECTOR } = durableConstants();
+const { CONTROL_KEY, PAUSE_MARKER: PAUSE_SENTINEL } = require('../cloudflare/codec.js');
+
+// In the sandbox: `codemode.step(name, fn)` records fn's value once and replays it afterwards.
+const STEP_PRELUDE = `
+codemode.step = async (name, fn) => {
+  const decision = await codemode.__stepDecide(name);
+  if (decision.kind === "replay") return decision.result;
+  if (decision.kind !== "execute") throw new Error("${PAUSE_SENTINEL}");
+  const value = await fn();
+  await codemode.__stepRecord(decision.seq, value, String(name));
+  return value;
+};`;
+
+function missingConnectors(required, available) {
+  return (required || []).filter((name) => !available.has(name));
+}
+
+function requiresMessage(subject, missing) {
+  return `${subject} requires connector(s) ${missing.map((m) => `"${m}"`).join(', ')} that are not configured on this runtime.`;
+}
+
+// ---- Connector setup ---------------------------------------------------------------------------
+
+async function loadSetup(connectors) {
+  const connectorsByName = new Map();
+  const descriptions = [];
+  const annotations = new Map();
+  for (const connector of connectors) {
+    const name = connector.name();
+    const description = await connector.describe();
+    connectorsByName.set(name, connector);
+    descriptions.push(description);
+    for (const [method, annotation] of Object.entries(description.annotations || {})) {
+      annotations.set(`${name}.${method}`, annotation);
+    }
+  }
+  return { connectorsByName, descriptions, annotations };
+}
+
+// Connector setup loaded on first use and kept; a failed load is not kept (a long-lived Node
+// process would otherwise be stuck with one transient describe() failure). The handle holds one
+// for search() and describe() (once per handle, §6.9) and each tool object its own (once per tool
+// object, §6.8); approve() deliberately loads fresh setup instead (see there).
+class SetupCache {
+  #connectors;
+  #setup;
+
+  constructor(connectors) {
+    this.#connectors = connectors;
+  }
+
+  /** @returns {Promise<{ connectorsByName: Map, descriptions: object[], annotations: Map }>} */
+  get() {
+    if (this.#setup === undefined) {
+      this.#setup = loadSetup(this.#connectors);
+      this.#setup.catch(() => { this.#setup = undefined; });
+    }
+    return this.#setup;
+  }
+}
+
+// ---- One pass (§6.7) -------------------------------------------------------------------------
+
+async function eachConnector(connectors, hook) {
+  await Promise.all([...connectors].map(async (connector) => {
+    try {
+      await hook(connector);
+    } catch {
+      // Hooks never turn a finished run into a failure.
+    }
+  }));
+}
+
+function withGlobalsHint(message, setup) {
+  if (!/\bis not defined\b/.test(message)) return message;
+  return `${message} (the only globals available in the sandbox are: ${[...setup.connectorsByName.keys(), 'codemode'].join(', ')})`;
+}
+
+// Connector bindings for one pass: each call takes the next seq, asks the store, and runs,
+// replays or pauses. A binding never rejects: failures become the error marker.
+function connectorBindings(setup, facet, id, cursor) {
+  return setup.descriptions.map((description) => ({
+    name: description.name,
+    binding: {
+      callTool: async (method, args) => {
+        try {
+          const seq = cursor.next();
+          const annotation = setup.annotations.get(`${description.name}.${method}`) || {};
+          const decision = facet.decide(id, seq, description.name, method, args, annotation.requiresApproval === true, annotation.replay === 'reexecute');
+          if (decision.kind === 'replay') return decision.result;
+          if (decision.kind === 'pause') return { [CONTROL_KEY]: 'pause' };
+          const connector = setup.connectorsByName.get(description.name);
+          const result = await connector.executeTool(method, args, { executionId: id });
+          facet.recordResult(id, seq, description.name, method, result);
+          return result;
+        } catch (error) {
+          console.error(`codemode: ${description.name}.${method} failed (execution ${id})`, error);
+          return { [CONTROL_KEY]: 'error', message: messageOf(error) };
+        }
+      },
+    },
+  }));
+}
+
+function platformProvider(setup, bindings, facet, executor, id, cursor) {
+  const provider = {
+    name: 'codemode',
+    prelude: STEP_PRELUDE,
+    fns: {
+      search: async (query) => searchConnectors(String(query), setup.descriptions, facet.snippets()),
+      describe: async (target) => describeTarget(String(target), setup.descriptions, facet.snippets()),
+      run: async (...args) => {
+        const name = String(args[0]);
+        const snippet = facet.snippet(name);
+        if (snippet === undefined) return { error: `Snippet "${args[0]}" not found.` };
+        const missing = missingConnectors(snippet.connectors, new Set(setup.connectorsByName.keys()));
+        if (missing.length > 0) return { error: requiresMessage(`Snippet "${args[0]}"`, missing) };
+        const code = `async () => {\n  const snippet = (${normalizeCode(snippet.code)});\n  return await snippet(${JSON.stringify(args[1])});\n}`;
+        const output = await runCode({ code, executor, providers: [provider], connectors: bindings });
+        return output.result;
+      },
+      __stepDecide: async (name) => facet.decide(id, cursor.next(), STEP_CONNECTOR, String(name), undefined, false, false),
+      __stepRecord: async (seq, value, name) => {
+        facet.recordResult(id, Number(seq), STEP_CONNECTOR, String(name), value);
+        return true;
+      },
+    },
+  };
+  return provider;
+}
+
+async function applyTransform(transformResult, result) {
+  if (typeof transformResult !== 'function') return result;
+  try {
+    return await transformResult(result);
+  } catch (error) {
+    console.warn('codemode: transformResult threw; returning the raw result.', error);
+    return result;
+  }
+}
+
+async function runPass(id, code, setup, facet, executor, transformResult) {
+  let n = 0;
+  const cursor = { next: () => n++ };
+  const bindings = connectorBindings(setup, facet, id, cursor);
+  const provider = platformProvider(setup, bindings, facet, executor, id, cursor);
+  const connectors = [...setup.connectorsByName.values()];
+  let ended = false;
+  const endPass = async (status) => {
+    ended = true;
+    await eachConnector(connectors, (c) => c.onPassEnd(id, status));
+    if (status !== 'paused') await eachConnector(connectors, (c) => c.disposeExecution(id, status));
+  };
+  try {
+    let output;
+    let threw;
+    try {
+      output = await runCode({ code, executor, providers: [provider], connectors: bindings });
+    } catch (error) {
+      threw = error;
+    }
+    // The stored status is the source of truth, not what the program threw.
+    const execution = facet.getExecution(id);
+    const calls = execution && execution.log;
+    if (execution && execution.status === 'paused') {
+      await endPass('paused');
+      return { status: 'paused', executionId: id, pending: facet.listPending(id), calls };
+    }
+    if (execution && execution.status === 'error') {
+      await endPass('error');
+      return { status: 'error', executionId: id, error: execution.error ?? 'Codemode execution failed', calls };
+    }
+    // A run rejected or expired while this pass was under way keeps that outcome.
+    const endedElsewhere = () => {
+      const now = facet.getExecution(id);
+      return { status: 'error', executionId: id, error: (now && now.error) ?? 'Codemode execution failed', calls };
+    };
+    if (threw !== undefined) {
+      const message = withGlobalsHint(messageOf(threw), setup);
+      const failed = facet.fail(id, message);
+      await endPass('error');
+      return failed ? { status: 'error', executionId: id, error: message, calls } : endedElsewhere();
+    }
+    const result = output && output.result;
+    if (!facet.complete(id, result, output && output.logs)) {
+      await endPass('error');
+      return endedElsewhere();
+    }
+    await endPass('completed');
+    return { status: 'completed', executionId: id, result: await applyTransform(transformResult, result), logs: output && output.logs, calls };
+  } finally {
+    if (!ended) await endPass('error');
+  }
+}
+
+module.exports = {
+  SetupCache,
+  loadSetup,
+  eachConnector,
+  connectorBindings,
+  platformProvider,
+  applyTransform,
+  runPass,
+  missingConnectors,
+  requiresMessage,
+};
