@@ -64,6 +64,9 @@ export declare class NativeStore {
   deleteSnippet(runtime: string, name: string): boolean
 }
 
+/** The absolute path of this addon's `.node` file (engine processes load it to serve). */
+export declare function addonPath(): string | null
+
 /** The table of bounds. */
 export declare function boundTable(): Array<NativeBound>
 

@@ -837,6 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.NativeExecutor = nativeBinding.NativeExecutor
 module.exports.NativeStore = nativeBinding.NativeStore
+module.exports.addonPath = nativeBinding.addonPath
 module.exports.boundTable = nativeBinding.boundTable
 module.exports.durableConstants = nativeBinding.durableConstants
 module.exports.errorCodes = nativeBinding.errorCodes

@@ -33,6 +33,10 @@ export interface IsolateExecutorOptions {
   globalOutbound?: OutboundHandler | null
   /** Extra ES modules loadable with dynamic `import(specifier)`; the key `executor.js` is ignored. */
   modules?: Record<string, string>
+  /** Cloudflare's Worker Loader binding: accepted and ignored (the isolate pool replaces it). */
+  loader?: unknown
+  /** Cloudflare's extra `env` bindings: accepted and ignored (programs never see `env`). */
+  bindings?: Record<string, unknown>
   /** Message bounds; a breach ends the run with an `error` naming the bound. */
   limits?: {
     /** Bytes of one tool call's argument JSON. Default 8 MiB. */
@@ -154,6 +158,8 @@ export interface ExecutorStats {
   /** 'process' isolation: engine processes started and lost since the executor was created. */
   enginesStarted: number
   enginesLost: number
+  /** 'process' isolation: engines drained and replaced after giving up a thread they could not stop. */
+  enginesRetired: number
   /** 'process' isolation: set while engines keep failing to start. */
   crashLoop?: string
   /** 'process' isolation: the pids of the engine processes. */
@@ -310,7 +316,11 @@ export interface ConnectorTool {
   /** Compensation used by `runtime.rollback()`: undo an applied call, given its recorded args and result. */
   revert?: (args: any, result: any, ctx?: ToolExecuteContext) => unknown
 }
-export type ConnectorTools = Record<string, ConnectorTool>
+/**
+ * What `tools()` returns: connector tools, or AI SDK `tool()` objects as they are (their
+ * `inputSchema` may be a zod or `jsonSchema()` schema; one without `execute` cannot be called).
+ */
+export type ConnectorTools = Record<string, ConnectorTool | ToolSetTool>
 
 /**
  * Base class of connectors: implement `name()` and `tools()` (optionally `instructions()` and the
@@ -326,7 +336,7 @@ export declare abstract class CodemodeConnector<Env = unknown> {
   protected instructions(): string | undefined
   protected abstract tools(): ConnectorTools | Promise<ConnectorTools>
   /** Decoration hook, called once per tool (e.g. to mark a derived tool as requiring approval). */
-  protected tool(name: string, t: ConnectorTool): ConnectorTool
+  protected tool(name: string, t: ConnectorTool | ToolSetTool): ConnectorTool | ToolSetTool
   /** `tools()` resolved once per instance and passed through `tool(name, t)`. */
   protected resolvedTools(): Promise<ConnectorTools>
   describe(): Promise<ConnectorDescription>
@@ -422,7 +432,8 @@ export declare class ToolSetConnector extends CodemodeConnector {
   protected tools(): Promise<ConnectorTools>
   getTypeScriptTypes(): Promise<string>
 }
-/** `new ToolSetConnector(ctx, options)`. */
+/** `new ToolSetConnector(options)` or `new ToolSetConnector(ctx, options)`. */
+export declare function toolSetConnector(options: ToolSetConnectorOptions): ToolSetConnector
 export declare function toolSetConnector(ctx: unknown, options: ToolSetConnectorOptions): ToolSetConnector
 
 export type ToolLogEntryState = 'executing' | 'applied' | 'pending' | 'reverted' | 'error'

@@ -3,8 +3,8 @@
 // `npm test`: the JS suite, then the Rust unit tests.
 // - __test__/executor, adversarial, runtime: once per isolation mode ('process', the default,
 //   then 'thread'), since what they check must hold in both arrangements;
-// - __test__/process (forces 'process' or drives the engine itself) and __test__/compat (no
-//   executor at all): once.
+// - __test__/process (forces 'process' or drives the engine itself), __test__/compat (no
+//   executor at all) and __test__/install (the packed package, installed elsewhere): once.
 // Test files are listed here and passed by name: newer Nodes read a directory argument as a file
 // or a glob, older ones do not expand globs, but every Node takes file names.
 // Extra arguments narrow the JS run to those files or folders (e.g. `npm test -- __test__/compat`).
@@ -14,7 +14,7 @@ const path = require('node:path');
 
 const root = path.join(__dirname, '..');
 const BOTH_MODES = ['executor', 'adversarial', 'runtime'];
-const ONCE = ['process', 'compat'];
+const ONCE = ['process', 'compat', 'install'];
 
 function testFiles(target) {
   const full = path.resolve(root, target);
@@ -38,13 +38,17 @@ function nodeTest(files, env) {
   return run(process.execPath, ['--test', '--test-concurrency=1', ...files], env);
 }
 
+// __test__/runtimes needs the other runtimes' binaries: only `npm run test:runtimes` runs it.
+const ON_REQUEST = ['runtimes'];
+
 const targets = process.argv.slice(2);
 const inFolder = (file, folders) => folders.some((f) => file.startsWith(path.join('__test__', f) + path.sep));
-const selected = (targets.length > 0 ? targets : ['__test__']).flatMap(testFiles);
+const selected = (targets.length > 0 ? targets : ['__test__']).flatMap(testFiles)
+  .filter((f) => targets.length > 0 || !inFolder(f, ON_REQUEST));
 const twice = selected.filter((f) => !inFolder(f, ONCE));
 const once = selected.filter((f) => inFolder(f, ONCE));
 for (const f of twice) {
-  if (!inFolder(f, BOTH_MODES)) throw new Error(`${f} is in no test folder scripts/test.js knows`);
+  if (!inFolder(f, [...BOTH_MODES, ...ON_REQUEST])) throw new Error(`${f} is in no test folder scripts/test.js knows`);
 }
 
 let failed = false;

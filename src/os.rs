@@ -1,9 +1,12 @@
 //! Every call into the operating system's C interface (libc), so that the `unsafe` blocks that
 //! talk to the kernel sit in one file. Linux only, like the rest of the package.
 
+use std::ffi::{CStr, OsStr};
 use std::fs::File;
 use std::io::BufWriter;
 use std::os::fd::{FromRawFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// Raises the calling thread's nice value (Linux: per thread). Workers call it, so programs
@@ -116,4 +119,26 @@ pub fn thread_cpu_time() -> Duration {
     // SAFETY: clock_gettime writes one timespec into the valid, exclusively borrowed `now`.
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
     Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
+}
+
+/// The file this code was loaded from (the addon's `.node`), as the dynamic loader knows it.
+/// Engine processes are started from it, so they work wherever the addon was copied to
+/// (a bundled or relocated app has no `lib/` beside it). `None` if the loader cannot say.
+pub fn own_library_path() -> Option<PathBuf> {
+    // SAFETY: Dl_info is a plain C struct of pointers and integers, for which all-zero bytes
+    // are a valid (empty) value; dladdr only writes into it.
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    let address = own_library_path as *const libc::c_void;
+    // SAFETY: dladdr reads the loader's tables for an address inside this library (this very
+    // function) and fills `info`, which lives on this stack frame.
+    let found = unsafe { libc::dladdr(address, &mut info) };
+    if found == 0 || info.dli_fname.is_null() {
+        return None;
+    }
+    // SAFETY: on success dli_fname points at the NUL-terminated path of the loaded object,
+    // owned by the loader and valid while the object stays loaded (for the process's life: an
+    // addon is never unloaded).
+    let name = unsafe { CStr::from_ptr(info.dli_fname) };
+    let path = PathBuf::from(OsStr::from_bytes(name.to_bytes()));
+    Some(std::fs::canonicalize(&path).unwrap_or(path))
 }

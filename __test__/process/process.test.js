@@ -248,6 +248,15 @@ test('an engine that exits during the handshake counts as a start failure', asyn
   await ex.dispose();
 });
 
+test("an engine that throws while starting reports the thrown error, not the runtime's version banner", async () => {
+  const ex = new NativeExecutor({ isolation: 'process', engineCommand: [process.execPath, '-e', 'throw new Error("engine boom")'], bounds: { workers: 1 } });
+  const report = await ex.execute({ code: 'async () => 1', runConfigJson: '{"resultMode":"json","namespaces":[]}' }, () => {});
+  assert.equal(report.faultCode, 'ERR_WORKER_LOST');
+  assert.match(report.faultMessage, /exited with code 1: Error: engine boom/);
+  assert.doesNotMatch(report.faultMessage, /Node\.js v/);
+  await ex.dispose();
+});
+
 test('dispose lets in-flight runs finish, then every engine exits and is reaped', async () => {
   const ex = new IsolateExecutor({ isolation: 'process', workers: 1, processes: 2 });
   await waitFor(() => ex.stats().processes === 2);

@@ -6,6 +6,7 @@ const { transportStringify, transportParse, cloneStringify, cloneParse, CONTROL_
 const { normalizeCode } = require('./normalize.js');
 const { IDENTIFIER, RESERVED, KEYWORDS, sanitizeToolName } = require('./names.js');
 const { invalidArgument } = require('../executor/errors.js');
+const { messageOf } = require('../util.js');
 
 const DEPRECATION = '[@cloudflare/codemode] Passing raw fns to executor.execute() is deprecated. ' +
   'Use ResolvedProvider[] instead. This will be removed in the next major version.';
@@ -60,10 +61,6 @@ function prepare(providers, connectors) {
     tables.set(connector.name, { kind: 'connector', binding: connector.binding });
   }
   return { namespaces, tables };
-}
-
-function messageOf(error) {
-  return error instanceof Error ? error.message : String(error);
 }
 
 // Answers one provider call the way Cloudflare's ToolDispatcher does.

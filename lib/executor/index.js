@@ -7,8 +7,10 @@
 // This file validates options, hands one job per execution to the pool, answers the program's
 // tool calls, and shapes the native report.
 
-const path = require('node:path');
-const { NativeExecutor, boundTable } = require('../../binding.js');
+const { NativeExecutor, boundTable } = require('../native.js');
+const { engineCommand } = require('./engine-command.js');
+const { checkOptionNames } = require('../option-names.js');
+const { messageOf, isPlainObject } = require('../util.js');
 const { CODES, CodemodeExecutorError, invalidArgument, fromNative } = require('./errors.js');
 const { providerNameProblem } = require('../cloudflare/names.js');
 const cloudflare = require('../cloudflare/execute.js');
@@ -20,9 +22,15 @@ const BOUNDS = boundTable();
 const TOP_BOUNDS = BOUNDS.filter((b) => b.place === 'top').map((b) => b.name);
 const LIMIT_OPTIONS = BOUNDS.filter((b) => b.place === 'limits').map((b) => b.name);
 
-function isPlainObject(value) {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+// The options of `new IsolateExecutor(options)` besides the bounds, and Cloudflare's
+// DynamicWorkerExecutor options that have no meaning on Node (accepted and ignored, so code
+// written for Cloudflare passes them unchanged): `loader` (the Worker Loader binding; the pool
+// replaces it) and `bindings` (env bindings the harness never exposes to programs).
+const EXECUTOR_OPTIONS = [...TOP_BOUNDS, 'limits', 'isolation', 'globalOutbound', 'modules'];
+const CLOUDFLARE_ONLY_OPTIONS = ['loader', 'bindings'];
+// The native form's request, and a retained handle's execute options.
+const REQUEST_OPTIONS = ['code', 'providers', 'dispatch', 'outbound', 'timeout', 'memoryLimitMb', 'retainHandles', 'signal', '__faultInjection'];
+const HANDLE_OPTIONS = ['timeout', 'signal'];
 
 // A bound's value must be a number; whether it is in range is the native layer's call.
 function checkNumber(label, value) {
@@ -44,16 +52,14 @@ function defaultIsolation() {
 const RUN_IN_HANDLE = Symbol('runInHandle');
 const DISPOSE_HANDLE = Symbol('disposeHandle');
 
-// The command line of an engine process: this Node binary running lib/executor/engine.js.
-const ENGINE_COMMAND = [process.execPath, path.join(__dirname, 'engine.js')];
 
 function nativeOptions(options) {
   if (options === undefined || options === null) options = {};
   if (!isPlainObject(options)) throw invalidArgument('IsolateExecutor options must be an object');
   const limits = options.limits === undefined ? {} : options.limits;
   if (!isPlainObject(limits)) throw invalidArgument('options.limits must be an object');
-  // A misspelt or misplaced bound would otherwise be dropped in silence and the default kept.
-  // (Other unknown top-level options are tolerated: Cloudflare's, such as `loader`, must pass.)
+  // A misspelt or misplaced option would otherwise be dropped in silence and the default kept.
+  // Cloudflare's own options that mean nothing here (CLOUDFLARE_ONLY_OPTIONS) are accepted.
   for (const name of Object.keys(limits)) {
     if (!LIMIT_OPTIONS.includes(name)) {
       throw invalidArgument(`options.limits has no bound named ${name} (known: ${LIMIT_OPTIONS.join(', ')})`);
@@ -64,6 +70,7 @@ function nativeOptions(options) {
       throw invalidArgument(`${name} is a bound of options.limits: pass { limits: { ${name} } }`);
     }
   }
+  checkOptionNames(options, EXECUTOR_OPTIONS, 'IsolateExecutor options', invalidArgument, CLOUDFLARE_ONLY_OPTIONS);
   const bounds = {};
   for (const name of TOP_BOUNDS) {
     if (options[name] !== undefined) bounds[name] = checkNumber(name, options[name]);
@@ -75,7 +82,7 @@ function nativeOptions(options) {
   if (isolation !== 'process' && isolation !== 'thread') {
     throw invalidArgument(`isolation must be 'process' or 'thread' (got ${String(isolation)})`);
   }
-  return { bounds, isolation, engineCommand: isolation === 'process' ? ENGINE_COMMAND : undefined };
+  return { bounds, isolation, engineCommand: isolation === 'process' ? engineCommand() : undefined };
 }
 
 // The native form's providers: [{ name, tools }] → run-config namespaces.
@@ -100,8 +107,7 @@ function nativeNamespaces(providers) {
 }
 
 function errorReply(error) {
-  const message = error instanceof Error ? error.message : String(error);
-  return JSON.stringify({ error: message });
+  return JSON.stringify({ error: messageOf(error) });
 }
 
 class IsolateExecutor {
@@ -218,6 +224,7 @@ class IsolateExecutor {
 
   #executeNative(request) {
     if (!isPlainObject(request)) throw invalidArgument('execute() takes a request object { code, providers, dispatch } or (code, providers, options)');
+    checkOptionNames(request, REQUEST_OPTIONS, 'execute() request', invalidArgument);
     const { code, dispatch } = request;
     if (typeof code !== 'string') throw invalidArgument('request.code must be a string');
     const namespaces = nativeNamespaces(request.providers);
@@ -347,6 +354,7 @@ class ExecutionHandle {
     try {
       if (typeof code !== 'string') throw invalidArgument('handle.execute(code): code must be a string');
       if (options !== undefined && !isPlainObject(options)) throw invalidArgument('handle.execute options must be an object');
+      if (options !== undefined) checkOptionNames(options, HANDLE_OPTIONS, 'handle.execute options', invalidArgument);
       if (this.#closed) {
         throw new CodemodeExecutorError(CODES.HANDLE_CLOSED, `The execution handle ${this.id} is closed (disposed)`);
       }

@@ -3,6 +3,7 @@
 // "#outbound" namespace, is handed to the user's handler as a real Request, and its Response is
 // sent back (status, headers, body), bounded in size.
 const { invalidArgument } = require('./errors.js');
+const { messageOf } = require('../util.js');
 
 const OUTBOUND = '#outbound';
 
@@ -54,7 +55,7 @@ async function handleOutbound(handler, messageJson, maxBodyBytes) {
       body: body === null ? null : body.toString('base64'),
     });
   } catch (error) {
-    return JSON.stringify({ error: error instanceof Error ? error.message : String(error) });
+    return JSON.stringify({ error: messageOf(error) });
   }
 }
 

@@ -5,7 +5,7 @@
 // with the messages the model reads.
 
 const { transportReplacer, transportReviver } = require('../cloudflare/codec.js');
-const { durableConstants } = require('../../binding.js');
+const { durableConstants } = require('../native.js');
 const { messageOf } = require('../util.js');
 
 const BIGINT_TAG = '__codemode_bigint_v1__';

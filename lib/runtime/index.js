@@ -8,6 +8,8 @@
 // to it), pass.js (one pass over an execution, and connector setup); this file is the handle.
 
 const path = require('node:path');
+const { checkOptionNames } = require('../option-names.js');
+const { invalidArgument } = require('../executor/errors.js');
 const { buildDescription, codeInputSchema, toModelOutput } = require('./model-tool.js');
 const { tooLargeMessage, MAX_DURABLE_VALUE_BYTES } = require('./durable.js');
 const { messageOf } = require('../util.js');
@@ -227,7 +229,14 @@ class CodemodeRuntimeHandle {
  * the durable runtime over a SQLite file (`path`, default `.codemode/runtime.db` under the
  * working directory; `':memory:'` for a private one). `name` partitions the file.
  */
+// The options createCodemodeRuntime reads; Cloudflare's `ctx` (the Durable Object's state, which
+// `path` replaces here) is accepted and ignored so that code written for Workers passes it.
+const RUNTIME_OPTIONS = ['executor', 'connectors', 'name', 'path', 'maxExecutions', 'transformResult'];
+const CLOUDFLARE_ONLY_RUNTIME_OPTIONS = ['ctx'];
+
 function createCodemodeRuntime(options = {}) {
+  // A misspelt option (`stor`, `maxExecution`) would otherwise silently keep its default.
+  checkOptionNames(options, RUNTIME_OPTIONS, 'createCodemodeRuntime options', invalidArgument, CLOUDFLARE_ONLY_RUNTIME_OPTIONS);
   const connectors = Array.isArray(options.connectors) ? options.connectors : [];
   validateConnectorNames(connectors);
   if (options.executor === undefined || options.executor === null || typeof options.executor.execute !== 'function') {

@@ -3,7 +3,7 @@
 // bindings and the `codemode` platform provider that route every call through the store, and the
 // outcome read back from storage. Also the one cache policy for connector setup (SetupCache).
 
-const { durableConstants } = require('../../binding.js');
+const { durableConstants } = require('../native.js');
 const { normalizeCode } = require('../cloudflare/normalize.js');
 const { runCode } = require('../cloudflare/run-code.js');
 const { messageOf } = require('../util.js');

@@ -6,7 +6,7 @@
 
 const path = require('node:path');
 const { randomUUID } = require('node:crypto');
-const { NativeStore } = require('../../binding.js');
+const { NativeStore } = require('../native.js');
 const {
   toStored, parseForStorage, stableStringify, stringifyForStorage, logsForStorage, MAX_DURABLE_VALUE_BYTES,
 } = require('./durable.js');

@@ -47,3 +47,9 @@ pub fn measure_floors(samples: u32) -> napi::Result<NativeFloors, ErrorCode> {
 pub fn serve_engine() -> i32 {
     crate::process::engine::serve_stdio()
 }
+
+/// The absolute path of this addon's `.node` file (engine processes load it to serve).
+#[napi]
+pub fn addon_path() -> Option<String> {
+    crate::os::own_library_path().map(|p| p.to_string_lossy().into_owned())
+}

@@ -102,11 +102,16 @@ fn stderr_summary(tail: &[u8]) -> Option<String> {
         .map(|l| l.trim_start_matches('#').trim())
         .filter(|l| !l.is_empty())
         .collect();
-    let line = lines
+    // V8's fatal line or a Rust panic first; then the first thrown error a runtime printed
+    // (Node prints the source line, a caret, the error, its stack and its own version, so the
+    // last line is never the cause); then the last line that is not a version banner.
+    let fatal = lines
         .iter()
         .rev()
-        .find(|l| l.contains("Fatal") || l.contains("Check failed") || l.contains("panicked"))
-        .or(lines.last())?;
+        .find(|l| l.contains("Fatal") || l.contains("Check failed") || l.contains("panicked"));
+    let thrown = || lines.iter().find(|l| is_thrown_error(l));
+    let last = || lines.iter().rev().find(|l| !is_version_banner(l));
+    let line = fatal.or_else(thrown).or_else(last).or(lines.last())?;
     let mut line = line.to_string();
     if line.len() > 300 {
         let mut cut = 300;
@@ -117,6 +122,23 @@ fn stderr_summary(tail: &[u8]) -> Option<String> {
         line.push('…');
     }
     Some(line)
+}
+
+/// `Error: ...`, `TypeError [ERR_X]: ...`, `error: Uncaught ...` (Deno), `SyntaxError: ...`.
+fn is_thrown_error(line: &str) -> bool {
+    if line.starts_with("error: ") || line.starts_with("Uncaught ") {
+        return true;
+    }
+    let head = line.split(':').next().unwrap_or("");
+    let name = head.split(" [").next().unwrap_or("");
+    line.contains(':')
+        && name.ends_with("Error")
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Node's `Node.js v22.1.0` and Bun's `Bun v1.1.0 (Linux x64)`, printed after an error.
+fn is_version_banner(line: &str) -> bool {
+    line.starts_with("Node.js v") || line.starts_with("Bun v")
 }
 
 pub(super) fn death_cause(
@@ -161,6 +183,21 @@ mod tests {
             "Fatal JavaScript out of memory: invalid array length"
         );
         assert_eq!(stderr_summary(b"plain\nlast line\n").unwrap(), "last line");
+        // Node's report of an uncaught error: the error line, not the version banner after it.
+        let node = b"node:internal/modules/cjs/loader:1228\n  throw err;\n  ^\n\nError: Cannot find module '/app/engine.js'\n    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15)\n    at node:internal/main/run_main_module:28:49 {\n  code: 'MODULE_NOT_FOUND',\n  requireStack: []\n}\n\nNode.js v20.20.2\n";
+        assert_eq!(
+            stderr_summary(node).unwrap(),
+            "Error: Cannot find module '/app/engine.js'"
+        );
+        let typed = b"/x.js:1\nTypeError [ERR_INVALID_ARG_TYPE]: The \"path\" argument must be of type string\nNode.js v24.1.0\n";
+        assert_eq!(
+            stderr_summary(typed).unwrap(),
+            "TypeError [ERR_INVALID_ARG_TYPE]: The \"path\" argument must be of type string"
+        );
+        assert_eq!(
+            stderr_summary(b"some output\nNode.js v20.1.0\n").unwrap(),
+            "some output"
+        );
         assert!(stderr_summary(b"\n#\n").is_none());
     }
 }

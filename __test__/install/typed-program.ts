@@ -1,0 +1,94 @@
+// A realistic TypeScript program against the installed package, checked by the install test
+// with `tsc --strict --noEmit` (never run). It uses both execute forms, the durable runtime,
+// runtime.tool() with the AI SDK, connectors that return AI SDK tool() objects, and the stats.
+import {
+  IsolateExecutor,
+  createCodemodeRuntime,
+  CodemodeConnector,
+  toolSetConnector,
+  ToolSetConnector,
+  CodemodeExecutorError,
+  ErrorCodes,
+  type ConnectorTools,
+  type ExecutorStats,
+  type ProxyToolOutput,
+} from '@supolka/codemode-executor';
+import { tool, jsonSchema, type ToolSet } from 'ai';
+
+const executor = new IsolateExecutor({
+  isolation: 'process',
+  workers: 2,
+  timeout: 5_000,
+  memoryLimitMb: 64,
+  limits: { maxToolCalls: 100, maxResultBytes: 1 << 20 },
+  globalOutbound: null,
+});
+
+// A connector whose tools are the AI SDK's own tool() objects.
+class Weather extends CodemodeConnector {
+  name(): string {
+    return 'weather';
+  }
+  protected tools(): ConnectorTools {
+    return {
+      forecast: tool({
+        description: 'The forecast for a city',
+        inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }),
+        execute: async ({ city }) => ({ city, celsius: 21 }),
+      }),
+      report: {
+        description: 'File a report',
+        inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+        requiresApproval: true,
+        execute: async (args: { text: string }) => ({ filed: args.text.length }),
+        revert: async () => undefined,
+      },
+    };
+  }
+}
+
+const aiTools: ToolSet = {
+  add: tool({
+    description: 'Adds two numbers',
+    inputSchema: jsonSchema<{ a: number; b: number }>({ type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } }),
+    execute: async ({ a, b }) => a + b,
+  }),
+};
+const math: ToolSetConnector = toolSetConnector({ tools: aiTools, name: 'math' });
+const math2: ToolSetConnector = toolSetConnector(undefined, { tools: aiTools });
+
+async function main(): Promise<void> {
+  // Native form: tool calls as JSON text.
+  const native = await executor.execute({
+    code: 'async () => (await tools.echo({ x: 1 })).x',
+    providers: [{ name: 'tools', tools: ['echo'] }],
+    dispatch: async (_provider: string, _tool: string, argsJson: string) => JSON.stringify({ result: JSON.parse(argsJson)[0] }),
+    timeout: 1_000,
+    retainHandles: true,
+  });
+  const n: unknown = native.result;
+  const ms: number = native.timing.totalMs;
+  if (native.handle) await native.handle.dispose();
+
+  // Cloudflare form: DynamicWorkerExecutor's execute(code, fns).
+  const cf = await executor.execute('async () => await codemode.double(21)', { double: (x: number) => x * 2 });
+  const logs: string[] = cf.logs ?? [];
+
+  // The durable runtime, and its AI SDK tool.
+  const runtime = createCodemodeRuntime({ executor, connectors: [new Weather(), math, math2], path: ':memory:', maxExecutions: 10 });
+  const codeTool = tool(runtime.tool({ connectorHints: { weather: 'forecasts' } }));
+  const out: ProxyToolOutput = await runtime.execute({ code: 'async () => weather.forecast({ city: "Oslo" })' });
+  if (out.status === 'paused') await runtime.approve({ executionId: out.executionId });
+  const pending = await runtime.pending();
+  const stats: ExecutorStats = executor.stats();
+  const retired: number | undefined = stats.enginesRetired;
+  try {
+    await executor.execute({ code: 'async () => 1', timeout: -1 });
+  } catch (error) {
+    if (error instanceof CodemodeExecutorError && error.code === ErrorCodes.INVALID_ARGUMENT) void error.message;
+  }
+  void [n, ms, logs, codeTool, pending, retired];
+  await executor.dispose();
+}
+
+void main();
