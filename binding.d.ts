@@ -16,6 +16,11 @@ export declare class NativeExecutor {
   /** Runs more code in a retained isolate (same global scope, same namespaces). */
   executeInHandle(request: NativeHandleRequest, onToolCall: (arg: ToolCallArgs) => void): object
   /**
+   * The message a program source of `bytes` bytes gets from `maxCodeBytes`, or `null` when it
+   * fits: the JS layer asks before it copies or parses the source.
+   */
+  codeSizeBreach(bytes: number): string | null
+  /**
    * Hands a tool reply (JSON text) to the run that waits for it. Returns false when the run
    * has already ended (a late reply) or the reply broke the size bound.
    */

@@ -51,6 +51,8 @@ export interface IsolateExecutorOptions {
     maxLogBytes?: number
     /** Tool calls per run. Default 10 000. */
     maxToolCalls?: number
+    /** Tool calls of one run awaiting replies at once (beyond it the run ends). Default 500. */
+    maxToolCallsInFlight?: number
     /** Bytes of program source. Default 4 MiB. */
     maxCodeBytes?: number
   }
@@ -124,6 +126,7 @@ export interface ExecutorLimits {
   maxLogLines: number
   maxLogBytes: number
   maxToolCalls: number
+  maxToolCallsInFlight: number
   maxCodeBytes: number
   /** Longest receiver a guarded Array.prototype method accepts (memory / 16 elements). */
   maxArrayLikeLength: number

@@ -45,6 +45,10 @@ pub struct Limits {
     pub max_error_chars: usize,
     /// Tool calls one run may make.
     pub max_tool_calls: u32,
+    /// Tool calls of one run awaiting their replies at once. A program that starts thousands of
+    /// calls together (`Promise.all` over a huge list) is ended here, so the host never holds
+    /// more than this many of its calls and replies; ordinary fan-out stays far below it.
+    pub max_tool_calls_in_flight: usize,
     /// Timers (`setTimeout` / `setInterval`) armed at once in one run.
     pub max_timers: usize,
     /// Bytes of program source.
@@ -107,6 +111,7 @@ impl Default for Limits {
             max_log_bytes: 4 * MIB,
             max_error_chars: 65_536,
             max_tool_calls: 10_000,
+            max_tool_calls_in_flight: 500,
             max_timers: 10_000,
             max_code_bytes: 4 * MIB,
             max_queue: 10_000,
@@ -419,6 +424,17 @@ pub const BOUNDS: &[Bound] = &[
         get: |l| l.max_tool_calls as f64,
         set: Some(|l, v| l.max_tool_calls = v as u32),
         doc: "tool calls one run may make",
+    },
+    Bound {
+        name: "maxToolCallsInFlight",
+        kind: Kind::Integer,
+        min: 1.0,
+        max: U32_MAX,
+        place: Place::Limits,
+        scope: Scope::Executor,
+        get: |l| l.max_tool_calls_in_flight as f64,
+        set: Some(|l, v| l.max_tool_calls_in_flight = v as usize),
+        doc: "tool calls of one run awaiting replies at once",
     },
     Bound {
         name: "maxCodeBytes",

@@ -87,7 +87,10 @@ async function callConnector(binding, method, argsJson) {
   }
 }
 
-function execute(run, code, providersOrFns, options) {
+// `sourceBreach`: the executor's maxCodeBytes message for `code`, when it is too large; checked
+// before normalizeCode parses it (a parse of megabytes of source costs the host hundreds of MB).
+function execute(run, code, providersOrFns, options, sourceBreach) {
+  if (sourceBreach !== undefined) return Promise.resolve({ result: undefined, error: sourceBreach, logs: [] });
   let providers;
   if (Array.isArray(providersOrFns)) {
     providers = providersOrFns;

@@ -113,6 +113,10 @@ function errorReply(error) {
 class IsolateExecutor {
   #native;
   #maxReplyBytes;
+  // Runs accepted and not yet settled, by run id. A tool call of any other run is dropped when
+  // it reaches this thread: once execute() has settled, none of its calls may reach dispatch
+  // (calls already queued for this thread when the run ended would otherwise still arrive).
+  #liveRuns = new Set();
   #disposed = false;
   #outbound;
   #modules;
@@ -142,7 +146,7 @@ class IsolateExecutor {
   execute(codeOrRequest, providersOrFns, options) {
     try {
       if (typeof codeOrRequest === 'string') {
-        return cloudflare.execute(this.#runner(), codeOrRequest, providersOrFns, options);
+        return cloudflare.execute(this.#runner(), codeOrRequest, providersOrFns, options, this.sourceBreach(codeOrRequest));
       }
       return this.#executeNative(codeOrRequest);
     } catch (error) {
@@ -158,7 +162,9 @@ class IsolateExecutor {
     const answer = (provider, tool, argsJson) => (provider === OUTBOUND
       ? handleOutbound(handler, argsJson, budget)
       : dispatch(provider, tool, argsJson));
+    const live = this.#liveRuns;
     return (runId, callId, provider, tool, argsJson) => {
+      if (!live.has(runId)) return;
       const send = (reply) => {
         if (typeof reply !== 'string') {
           reply = errorReply(new Error(`dispatch for ${provider}.${tool} must return a JSON string (got ${typeof reply})`));
@@ -203,7 +209,31 @@ class IsolateExecutor {
       retain: retain === true,
     };
     const native = this.#native;
-    return runWithSignal(native, signal, () => native.execute(request, onToolCall)).then((report) => ({ report, onToolCall }));
+    // Checked here, before the source is copied into the native layer (or, in the Cloudflare
+    // form, before normalizeCode parses it: see sourceBreach()).
+    const breach = this.sourceBreach(code);
+    if (breach !== undefined) return Promise.resolve({ report: notStarted(breach), onToolCall });
+    return runWithSignal(native, signal, () => this.#tracked(native.execute(request, onToolCall))).then((report) => ({ report, onToolCall }));
+  }
+
+  // Marks a run live until its promise settles (see #liveRuns).
+  #tracked(pending) {
+    const live = this.#liveRuns;
+    live.add(pending.runId);
+    const done = () => live.delete(pending.runId);
+    pending.then(done, done);
+    return pending;
+  }
+
+  /**
+   * The maxCodeBytes breach message for `code`, or undefined when it fits: measured without
+   * copying or parsing it (not part of the public surface; the Cloudflare form calls it before
+   * normalizeCode).
+   */
+  sourceBreach(code) {
+    if (typeof code !== 'string') return undefined;
+    const breach = this.#native.codeSizeBreach(Buffer.byteLength(code, 'utf8'));
+    return breach === null ? undefined : breach;
   }
 
   // A further run in a retained isolate (see ExecutionHandle).
@@ -211,7 +241,9 @@ class IsolateExecutor {
     this.#checkOpen();
     const request = { handleId, code, timeout: checkNumber('timeout', timeout) };
     const native = this.#native;
-    return runWithSignal(native, signal, () => native.executeInHandle(request, onToolCall)).then(shapeNativeReport);
+    const breach = this.sourceBreach(code);
+    if (breach !== undefined) return Promise.resolve(shapeNativeReport(notStarted(breach)));
+    return runWithSignal(native, signal, () => this.#tracked(native.executeInHandle(request, onToolCall))).then(shapeNativeReport);
   }
 
   [DISPOSE_HANDLE](handleId) {
@@ -376,6 +408,12 @@ class ExecutionHandle {
       return Promise.reject(fromNative(error));
     }
   }
+}
+
+// The native report of a run refused before it started (a breached bound is the program's
+// outcome, not a fault).
+function notStarted(error) {
+  return { resultJson: null, error, logs: [], queuedMs: 0, runMs: 0, totalMs: 0, toolCalls: 0, heapUsedBytes: 0 };
 }
 
 function shapeNativeReport(report) {

@@ -197,6 +197,19 @@ impl NativeExecutor {
         Ok(promise)
     }
 
+    /// The message a program source of `bytes` bytes gets from `maxCodeBytes`, or `null` when it
+    /// fits: the JS layer asks before it copies or parses the source.
+    #[napi]
+    pub fn code_size_breach(&self, bytes: f64) -> Option<String> {
+        check_size(
+            "The program source",
+            bytes.max(0.0) as usize,
+            self.runner.limits().max_code_bytes,
+            "maxCodeBytes",
+        )
+        .err()
+    }
+
     /// Hands a tool reply (JSON text) to the run that waits for it. Returns false when the run
     /// has already ended (a late reply) or the reply broke the size bound.
     #[napi]

@@ -416,8 +416,12 @@
   }
 
   // `import(specifier)` from the program: the module registered under that specifier, once
-  // its evaluation (top-level await included) has finished.
+  // its evaluation (top-level await included) has finished. The load starts a microtask later,
+  // never inside the caller: an import() made while a module's top level is still evaluating
+  // (through an overridden builtin, or a module importing itself) would otherwise ask V8 to
+  // evaluate a module that is mid-evaluation, which aborts the process.
   async function importModule(specifier) {
+    await undefined;
     const [namespace, evaluation] = natives.loadModule(StringCtor(specifier));
     await evaluation;
     return namespace;

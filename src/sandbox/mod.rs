@@ -324,6 +324,29 @@ fn describe_value(
     }
 }
 
+const SPLICED: &str = "SyntaxError: the program must be one expression (such as `async () => { ... }`); its text closes the expression it is compiled in";
+
+/// Whether `code` is one expression of its own, not text that closes the parentheses it is
+/// compiled in and splices statements around them (`1); evil(); (async () => 2`). Such text
+/// compiles inside `( … )` but never inside `[ … ]`: tokens are read the same way after `(` and
+/// after `[`, so an escape has to close the one bracket it is in, which the other does not
+/// accept. A real expression compiles in both. Only compiled here, never run.
+fn is_one_expression(
+    tc: &mut v8::PinnedRef<'_, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>,
+    code: &str,
+) -> bool {
+    let probe = format!("[{code}\n]");
+    let Some(probe) = v8::String::new(tc, &probe) else {
+        return false;
+    };
+    let compiled = v8::Script::compile(tc, probe, None).is_some();
+    if !compiled && !tc.has_terminated() && !tc.is_execution_terminating() {
+        // Only the probe's own SyntaxError is dropped; a termination stays for the caller.
+        tc.reset();
+    }
+    compiled
+}
+
 fn run_program(
     tc: &mut v8::PinnedRef<'_, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>,
     program: &Program<'_>,
@@ -350,6 +373,12 @@ fn run_program(
     let Some(script) = v8::Script::compile(tc, source, None) else {
         return Err(caught(tc, describe));
     };
+    if !is_one_expression(tc, program.code) {
+        if tc.has_terminated() || tc.is_execution_terminating() {
+            return Err(Failure::Stopped);
+        }
+        return Err(Failure::Message(SPLICED.to_string()));
+    }
     let Some(function) = script.run(tc) else {
         return Err(caught(tc, describe));
     };

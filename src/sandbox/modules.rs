@@ -121,10 +121,21 @@ pub(crate) fn load_module(
     let Some(module) = compile(scope, &specifier) else {
         return;
     };
-    if module.get_status() == v8::ModuleStatus::Uninstantiated
-        && module.instantiate_module(scope, resolve).is_none()
-    {
-        return;
+    match module.get_status() {
+        v8::ModuleStatus::Uninstantiated => {
+            if module.instantiate_module(scope, resolve).is_none() {
+                return;
+            }
+        }
+        // V8 aborts the process when asked to instantiate or evaluate a module in the middle of
+        // doing so (its CHECK on the module status): refuse in the language's terms instead.
+        v8::ModuleStatus::Instantiating | v8::ModuleStatus::Evaluating => {
+            return throw(
+                scope,
+                &format!("Cannot import \"{specifier}\" while it is still being loaded"),
+            );
+        }
+        _ => {}
     }
     let Some(evaluation) = module.evaluate(scope) else {
         return;

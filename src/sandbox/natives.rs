@@ -139,6 +139,12 @@ pub(crate) fn call_tool(
                 "Too many tool calls: the run made more than {max} (maxToolCalls)"
             ));
         }
+        if st.pending.len() >= st.limits.max_tool_calls_in_flight {
+            let max = st.limits.max_tool_calls_in_flight;
+            return st.stop_with(format!(
+                "Too many tool calls in flight: the run had {max} calls awaiting replies at once (maxToolCallsInFlight)"
+            ));
+        }
         let args_string = args_json.to_rust_string_lossy(scope);
         if args_string.len() > st.limits.max_args_bytes {
             let msg = size_breach(

@@ -175,7 +175,7 @@ impl Runner for ProcessPool {
                     return;
                 }
             }
-        } else if state.queue.len() >= host.limits.max_queue {
+        } else if state.queue.len() >= host.limits.max_queue + free_slots(host, &state) {
             Some(Fault::queue_full(host.limits.max_queue))
         } else {
             None
@@ -353,6 +353,25 @@ impl Runner for ProcessPool {
             stdin.send(&frame);
         }
     }
+}
+
+/// Worker slots the pool offers and no run holds: the engines it keeps (`processes`, each with
+/// `workers` threads; none while in a crash loop) less the runs they hold. A run waiting in the
+/// host queue for a slot that exists, or for an engine that is still starting, takes one of
+/// these, not a `maxQueue` place: both arrangements then accept the same work (`'thread'` lets
+/// each worker hold one run besides the `maxQueue` waiting).
+fn free_slots(host: &Host, state: &State) -> usize {
+    if state.crash_loop.is_some() {
+        return 0;
+    }
+    let offered = host.limits.processes * host.limits.workers;
+    let held: usize = state
+        .engines
+        .values()
+        .filter(|e| !e.retiring)
+        .map(|e| e.in_flight)
+        .sum();
+    offered.saturating_sub(held)
 }
 
 impl Drop for ProcessPool {
