@@ -122,10 +122,8 @@ pub(crate) fn load_module(
         return;
     };
     match module.get_status() {
-        v8::ModuleStatus::Uninstantiated => {
-            if module.instantiate_module(scope, resolve).is_none() {
-                return;
-            }
+        v8::ModuleStatus::Uninstantiated if module.instantiate_module(scope, resolve).is_none() => {
+            return;
         }
         // V8 aborts the process when asked to instantiate or evaluate a module in the middle of
         // doing so (its CHECK on the module status): refuse in the language's terms instead.
