@@ -27,6 +27,8 @@ export interface IsolateExecutorOptions {
   maxQueue?: number
   /** Wall-clock budget of one run in ms, including time spent awaiting tools. Default 60 000. */
   timeout?: number
+  /** CPU time of one run in ms, on its own thread (time awaiting tools is not billed). Default 10 000. */
+  cpuTimeMs?: number
   /** V8 heap budget of one isolate in MB (16–16384); ArrayBuffer memory has the same budget. Default 128. */
   memoryLimitMb?: number
   /** Sandbox `fetch` goes to this handler; omitted or null: fetch rejects (no network). */
@@ -119,6 +121,7 @@ export interface ExecutorLimits {
   workers: number
   maxQueue: number
   timeout: number
+  cpuTimeMs: number
   memoryLimitMb: number
   maxArgsBytes: number
   maxReplyBytes: number

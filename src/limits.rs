@@ -12,6 +12,10 @@ pub struct Limits {
     /// Wall-clock budget of one run, measured on the host from the moment the program starts
     /// (time spent awaiting tool calls counts). Default 60 s, as in Cloudflare's executor.
     pub timeout: Duration,
+    /// CPU time one run may use, measured on its own thread's CPU clock (time spent awaiting
+    /// tool calls is not billed). Ends a spinning program long before its wall-clock timeout,
+    /// so a few runaways cannot hold the workers for everyone. Default 10 s.
+    pub cpu_time: Duration,
     /// Grace after the deadline before a program that never yields is terminated from outside
     /// by the watchdog. An awaiting program is ended at the deadline itself.
     pub termination_grace: Duration,
@@ -99,6 +103,7 @@ impl Default for Limits {
         let heap_mb = 128;
         Limits {
             timeout: Duration::from_millis(60_000),
+            cpu_time: Duration::from_millis(10_000),
             termination_grace: Duration::from_millis(50),
             abandon_after: Duration::from_millis(2_000),
             heap_bytes: heap_mb * MIB,
@@ -347,6 +352,17 @@ pub const BOUNDS: &[Bound] = &[
         get: |l| ms(l.timeout),
         set: Some(|l, v| l.timeout = from_ms(v)),
         doc: "wall-clock budget of one run, tool calls included",
+    },
+    Bound {
+        name: "cpuTimeMs",
+        kind: Kind::Millis,
+        min: 1.0,
+        max: MAX_TIMEOUT_MS,
+        place: Place::Top,
+        scope: Scope::Executor,
+        get: |l| ms(l.cpu_time),
+        set: Some(|l, v| l.cpu_time = from_ms(v)),
+        doc: "CPU time of one run on its own thread (waiting on tools is not billed)",
     },
     Bound {
         name: "memoryLimitMb",

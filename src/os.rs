@@ -142,3 +142,31 @@ pub fn own_library_path() -> Option<PathBuf> {
     let path = PathBuf::from(OsStr::from_bytes(name.to_bytes()));
     Some(std::fs::canonicalize(&path).unwrap_or(path))
 }
+
+/// The CPU-time clock of one thread, readable from any thread of the process (the watchdog
+/// bills a run's own thread, so time spent waiting on tools is never counted).
+#[derive(Clone, Copy, Debug)]
+pub struct ThreadCpuClock(libc::clockid_t);
+
+impl ThreadCpuClock {
+    /// The calling thread's clock.
+    pub fn current() -> Option<ThreadCpuClock> {
+        let mut id: libc::clockid_t = 0;
+        // SAFETY: pthread_self() names the calling thread, which is alive during the call;
+        // pthread_getcpuclockid writes one clockid_t into `id`, which lives on this frame.
+        let status = unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut id) };
+        (status == 0).then_some(ThreadCpuClock(id))
+    }
+
+    /// CPU time the thread has used so far; `None` once the thread is gone.
+    pub fn elapsed(&self) -> Option<Duration> {
+        let mut now = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: clock_gettime writes one timespec into the valid, exclusively borrowed `now`;
+        // a clock of a thread that has exited makes it return an error (checked).
+        let status = unsafe { libc::clock_gettime(self.0, &mut now) };
+        (status == 0).then(|| Duration::new(now.tv_sec as u64, now.tv_nsec as u32))
+    }
+}

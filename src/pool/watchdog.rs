@@ -1,12 +1,14 @@
 //! One thread that stops runs from outside. A run that never yields is terminated a grace period
-//! after its deadline; a run that still holds its thread long after that (a builtin that ignores
-//! termination) is abandoned: its job is answered and its worker replaced.
+//! after its deadline, or as soon as its thread has used its CPU-time budget; a run that still
+//! holds its thread long after that (a builtin that ignores termination) is abandoned: its job
+//! is answered and its worker replaced.
 
+use crate::os::ThreadCpuClock;
 use crate::sandbox::{StopReason, Terminator, TIMED_OUT};
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Answers an abandoned run with the given error text and replaces its worker. Shared with the
 /// sandbox's wedge hook; whichever fires first takes it.
@@ -24,12 +26,43 @@ pub fn fire(action: &AbandonAction, message: String) {
     }
 }
 
+/// A run's CPU-time budget: its thread's clock, the clock's reading when the run started, the
+/// budget, and how long a run stopped by it may keep its thread before it is abandoned.
+pub struct CpuBudget {
+    pub clock: ThreadCpuClock,
+    pub started: Duration,
+    pub budget: Duration,
+    pub abandon_after: Duration,
+}
+
+impl CpuBudget {
+    /// A budget for a run about to start on the calling thread.
+    pub fn for_this_thread(budget: Duration, abandon_after: Duration) -> Option<CpuBudget> {
+        let clock = ThreadCpuClock::current()?;
+        Some(CpuBudget {
+            clock,
+            started: clock.elapsed()?,
+            budget,
+            abandon_after,
+        })
+    }
+
+    /// CPU time left; zero once it is used up (or the clock can no longer be read).
+    fn left(&self) -> Duration {
+        match self.clock.elapsed() {
+            Some(now) => self.budget.saturating_sub(now.saturating_sub(self.started)),
+            None => Duration::ZERO,
+        }
+    }
+}
+
 struct Entry {
     terminate_at: Instant,
     abandon_at: Instant,
     terminator: Terminator,
     terminated: bool,
     on_abandon: AbandonAction,
+    cpu: Option<CpuBudget>,
 }
 
 #[derive(Default)]
@@ -91,6 +124,7 @@ impl Watchdog {
         abandon_at: Instant,
         terminator: Terminator,
         on_abandon: AbandonAction,
+        cpu: Option<CpuBudget>,
     ) -> Armed {
         let mut state = self.inner.lock();
         let id = state.next_id;
@@ -103,6 +137,7 @@ impl Watchdog {
                 terminator,
                 terminated: false,
                 on_abandon,
+                cpu,
             },
         );
         drop(state);
@@ -137,6 +172,19 @@ fn watch(inner: &Inner) {
                 entry.terminator.terminate(StopReason::Timeout);
                 entry.terminated = true;
             }
+            // A thread uses at most one second of CPU per second, so the budget cannot run out
+            // before `now + left`: that is when to look again (no periodic polling).
+            let mut cpu_due = None;
+            if let (false, Some(cpu)) = (entry.terminated, &entry.cpu) {
+                let left = cpu.left();
+                if left.is_zero() {
+                    entry.terminator.terminate(StopReason::CpuTime);
+                    entry.terminated = true;
+                    entry.abandon_at = entry.abandon_at.min(now + cpu.abandon_after);
+                } else {
+                    cpu_due = Some(now + left);
+                }
+            }
             if entry.terminated && now >= entry.abandon_at {
                 abandoned.push(entry.on_abandon.clone());
                 return false;
@@ -144,7 +192,7 @@ fn watch(inner: &Inner) {
             let due = if entry.terminated {
                 entry.abandon_at
             } else {
-                entry.terminate_at
+                cpu_due.map_or(entry.terminate_at, |at| at.min(entry.terminate_at))
             };
             next = Some(next.map_or(due, |n| n.min(due)));
             true
@@ -186,12 +234,53 @@ mod tests {
             now + Duration::from_millis(60),
             t.clone(),
             abandon_action(move |_| flag.store(true, Ordering::SeqCst)),
+            None,
         );
         std::thread::sleep(Duration::from_millis(40));
         assert_eq!(t.reason(), Some(StopReason::Timeout));
         assert!(!abandoned.load(Ordering::SeqCst));
         std::thread::sleep(Duration::from_millis(80));
         assert!(abandoned.load(Ordering::SeqCst));
+        dog.shutdown();
+    }
+
+    #[test]
+    fn a_spinning_thread_is_stopped_by_its_cpu_budget_and_a_sleeping_one_is_not() {
+        let dog = Watchdog::start();
+        let far = Instant::now() + Duration::from_secs(60);
+        let budget = Duration::from_millis(30);
+        let spin = Terminator::detached();
+        let spinning = {
+            let (dog_spin, t) = (&dog, spin.clone());
+            std::thread::scope(|scope| {
+                let handle = scope.spawn(move || {
+                    let cpu = CpuBudget::for_this_thread(budget, Duration::from_secs(5));
+                    let _armed = dog_spin.arm(far, far, t.clone(), abandon_action(|_| {}), cpu);
+                    let started = Instant::now();
+                    while t.reason().is_none() && started.elapsed() < Duration::from_secs(5) {
+                        std::hint::spin_loop();
+                    }
+                    started.elapsed()
+                });
+                handle.join().unwrap()
+            })
+        };
+        assert_eq!(spin.reason(), Some(StopReason::CpuTime));
+        assert!(
+            spinning < Duration::from_secs(2),
+            "stopped after {spinning:?}"
+        );
+        // Sleeping three budgets long costs no CPU: not stopped.
+        let idle = Terminator::detached();
+        std::thread::scope(|scope| {
+            let (dog_idle, t) = (&dog, idle.clone());
+            scope.spawn(move || {
+                let cpu = CpuBudget::for_this_thread(budget, Duration::from_secs(5));
+                let _armed = dog_idle.arm(far, far, t, abandon_action(|_| {}), cpu);
+                std::thread::sleep(budget * 3);
+            });
+        });
+        assert_eq!(idle.reason(), None);
         dog.shutdown();
     }
 
@@ -205,6 +294,7 @@ mod tests {
             now + Duration::from_millis(40),
             t.clone(),
             abandon_action(|_| panic!("abandoned")),
+            None,
         );
         drop(armed);
         std::thread::sleep(Duration::from_millis(60));

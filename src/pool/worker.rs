@@ -3,7 +3,7 @@
 //! then exits and `replace` starts another.
 
 use super::retained::{hold_retained, HandleCommand};
-use super::watchdog::{abandon_action, fire};
+use super::watchdog::{abandon_action, fire, CpuBudget};
 use super::{answer_unstarted, lock, panic_text, Job, Shared};
 use crate::error::Fault;
 use crate::limits::Limits;
@@ -159,6 +159,7 @@ pub(super) fn supervised_run(
         terminate_at + limits.abandon_after,
         terminator,
         abandon,
+        CpuBudget::for_this_thread(limits.cpu_time, limits.abandon_after),
     );
     let (run_config_json, continuation) = match &request.kind {
         RunKind::Fresh { config_json, .. } => (config_json.as_str(), false),

@@ -26,6 +26,14 @@ use std::time::Instant;
 use termination::TerminationState;
 
 pub const TIMED_OUT: &str = "Execution timed out";
+
+/// The error of a run stopped by its CPU-time budget (time spent waiting is never billed).
+fn cpu_message(budget: std::time::Duration) -> String {
+    format!(
+        "CPU time exceeded: the program computed for more than {} ms (cpuTimeMs)",
+        budget.as_millis()
+    )
+}
 const NEVER_SETTLES: &str =
     "The program is waiting on a promise that can never settle (no tool call is pending)";
 
@@ -260,6 +268,7 @@ impl Sandbox {
                 .termination
                 .cancel_message()
                 .unwrap_or_else(|| "Execution aborted".to_string()),
+            StopReason::CpuTime => cpu_message(state.borrow().limits.cpu_time),
         })
     }
 

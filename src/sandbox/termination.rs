@@ -18,6 +18,8 @@ pub enum StopReason {
     Breach = 3,
     /// The host cancelled the run (its message is in the termination state).
     Cancelled = 4,
+    /// The run's thread used its CPU-time budget (`cpuTimeMs`).
+    CpuTime = 5,
 }
 
 impl StopReason {
@@ -27,6 +29,7 @@ impl StopReason {
             2 => Some(StopReason::Memory),
             3 => Some(StopReason::Breach),
             4 => Some(StopReason::Cancelled),
+            5 => Some(StopReason::CpuTime),
             _ => None,
         }
     }
