@@ -1,20 +1,6 @@
 'use strict';
-// Adversarial corpus, web apis of the sandbox: programs that attack each bound from inside the isolate.
-//
-// Every verdict is taken from what the HOST observed — host wall time, whether the host process
-// stayed alive (exit code / signal of a child process), host RSS growth, dispatch calls the host
-// actually received, and whether the next run on the same executor still works — never from
-// what the attacking program says about itself.
-//
-// Attacks that can crash or exhaust the process (huge allocations, the TurboFan hole, builtins
-// that may ignore termination) run in a child process (see `runChild`); the child prints one
-// `@@STEP` JSON line per attack, and a `@@START` line before each so a child that dies can be
-// attributed to the attack that killed it.
-//
-// Tests marked `// FINDING (fixed):` guard holes this corpus found in the build of 2026-11-29
-// 16:03 (the comment above each gives the exact program and what the host observed then); all
-// were fixed the same day and the tests now pass. Tests marked `Regression` guard holes found
-// while the corpus was written.
+// Adversarial corpus, web APIs: programs that attack each bound from inside the isolate,
+// judged only on what the host observed (the corpus's rules: harness.js).
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
