@@ -6,6 +6,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { IsolateExecutor } = require('../helpers.js');
+const { runChild, assertChildSurvived, assertStep } = require('./harness.js');
 
 const CPU_MESSAGE = /^CPU time exceeded: the program computed for more than 300 ms \(cpuTimeMs\)$/;
 
@@ -58,4 +59,19 @@ test('cpu budget: runaways queued ahead of a healthy run delay it by their CPU b
   } finally {
     await ex.dispose();
   }
+});
+
+test('cpu budget (child): a TurboFan loop that ignores termination is answered with the CPU message, not a timeout', async () => {
+  const child = await runChild({
+    executor: { workers: 2, timeout: 20_000, memoryLimitMb: 64, cpuTimeMs: 300 },
+    steps: [{
+      name: 'tf-hole-cpu',
+      code: 'async () => { const keep = []; for (let i = 0; ; i++) { keep[i & 1023] = new Array(300); } }',
+    }],
+    exit: 'exit',
+  });
+  assertChildSurvived(child);
+  // The run is stopped at its CPU budget; if its thread ignores that, it is given up 2 s later.
+  const step = assertStep(child, 'tf-hole-cpu', { boundMs: 10_000 });
+  assert.match(step.out.error, CPU_MESSAGE, JSON.stringify(step.out));
 });

@@ -4,7 +4,7 @@
 //! is answered and its worker replaced.
 
 use crate::os::ThreadCpuClock;
-use crate::sandbox::{StopReason, Terminator, TIMED_OUT};
+use crate::sandbox::{cpu_message, StopReason, Terminator, TIMED_OUT};
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -60,7 +60,8 @@ struct Entry {
     terminate_at: Instant,
     abandon_at: Instant,
     terminator: Terminator,
-    terminated: bool,
+    /// Set once the watchdog has terminated the run: why (the message of an abandoned run).
+    terminated: Option<StopReason>,
     on_abandon: AbandonAction,
     cpu: Option<CpuBudget>,
 }
@@ -135,7 +136,7 @@ impl Watchdog {
                 terminate_at,
                 abandon_at,
                 terminator,
-                terminated: false,
+                terminated: None,
                 on_abandon,
                 cpu,
             },
@@ -168,28 +169,32 @@ fn watch(inner: &Inner) {
         let mut abandoned = Vec::new();
         let mut next: Option<Instant> = None;
         state.entries.retain(|_, entry| {
-            if !entry.terminated && now >= entry.terminate_at {
+            if entry.terminated.is_none() && now >= entry.terminate_at {
                 entry.terminator.terminate(StopReason::Timeout);
-                entry.terminated = true;
+                entry.terminated = Some(StopReason::Timeout);
             }
             // A thread uses at most one second of CPU per second, so the budget cannot run out
             // before `now + left`: that is when to look again (no periodic polling).
             let mut cpu_due = None;
-            if let (false, Some(cpu)) = (entry.terminated, &entry.cpu) {
+            if let (None, Some(cpu)) = (entry.terminated, &entry.cpu) {
                 let left = cpu.left();
                 if left.is_zero() {
                     entry.terminator.terminate(StopReason::CpuTime);
-                    entry.terminated = true;
+                    entry.terminated = Some(StopReason::CpuTime);
                     entry.abandon_at = entry.abandon_at.min(now + cpu.abandon_after);
                 } else {
                     cpu_due = Some(now + left);
                 }
             }
-            if entry.terminated && now >= entry.abandon_at {
-                abandoned.push(entry.on_abandon.clone());
+            if entry.terminated.is_some() && now >= entry.abandon_at {
+                let message = match (&entry.terminated, &entry.cpu) {
+                    (Some(StopReason::CpuTime), Some(cpu)) => cpu_message(cpu.budget),
+                    _ => TIMED_OUT.to_string(),
+                };
+                abandoned.push((entry.on_abandon.clone(), message));
                 return false;
             }
-            let due = if entry.terminated {
+            let due = if entry.terminated.is_some() {
                 entry.abandon_at
             } else {
                 cpu_due.map_or(entry.terminate_at, |at| at.min(entry.terminate_at))
@@ -199,8 +204,8 @@ fn watch(inner: &Inner) {
         });
         if !abandoned.is_empty() {
             drop(state);
-            for action in abandoned {
-                fire(&action, TIMED_OUT.to_string());
+            for (action, message) in abandoned {
+                fire(&action, message);
             }
             state = inner.lock();
             continue;

@@ -28,7 +28,7 @@ use termination::TerminationState;
 pub const TIMED_OUT: &str = "Execution timed out";
 
 /// The error of a run stopped by its CPU-time budget (time spent waiting is never billed).
-fn cpu_message(budget: std::time::Duration) -> String {
+pub fn cpu_message(budget: std::time::Duration) -> String {
     format!(
         "CPU time exceeded: the program computed for more than {} ms (cpuTimeMs)",
         budget.as_millis()
