@@ -146,7 +146,7 @@ class IsolateExecutor {
   execute(codeOrRequest, providersOrFns, options) {
     try {
       if (typeof codeOrRequest === 'string') {
-        return cloudflare.execute(this.#runner(), codeOrRequest, providersOrFns, options, this.sourceBreach(codeOrRequest));
+        return cloudflare.execute(this.#runner(), codeOrRequest, providersOrFns, options, this.#sourceBreach(codeOrRequest));
       }
       return this.#executeNative(codeOrRequest);
     } catch (error) {
@@ -210,8 +210,8 @@ class IsolateExecutor {
     };
     const native = this.#native;
     // Checked here, before the source is copied into the native layer (or, in the Cloudflare
-    // form, before normalizeCode parses it: see sourceBreach()).
-    const breach = this.sourceBreach(code);
+    // form, before normalizeCode parses it: see #sourceBreach()).
+    const breach = this.#sourceBreach(code);
     if (breach !== undefined) return Promise.resolve({ report: notStarted(breach), onToolCall });
     return runWithSignal(native, signal, () => this.#tracked(native.execute(request, onToolCall))).then((report) => ({ report, onToolCall }));
   }
@@ -225,12 +225,9 @@ class IsolateExecutor {
     return pending;
   }
 
-  /**
-   * The maxCodeBytes breach message for `code`, or undefined when it fits: measured without
-   * copying or parsing it (not part of the public surface; the Cloudflare form calls it before
-   * normalizeCode).
-   */
-  sourceBreach(code) {
+  // The maxCodeBytes breach message for `code`, or undefined when it fits: measured without
+  // copying or parsing it (the Cloudflare form asks before normalizeCode parses the source).
+  #sourceBreach(code) {
     if (typeof code !== 'string') return undefined;
     const breach = this.#native.codeSizeBreach(Buffer.byteLength(code, 'utf8'));
     return breach === null ? undefined : breach;
@@ -241,7 +238,7 @@ class IsolateExecutor {
     this.#checkOpen();
     const request = { handleId, code, timeout: checkNumber('timeout', timeout) };
     const native = this.#native;
-    const breach = this.sourceBreach(code);
+    const breach = this.#sourceBreach(code);
     if (breach !== undefined) return Promise.resolve(shapeNativeReport(notStarted(breach)));
     return runWithSignal(native, signal, () => this.#tracked(native.executeInHandle(request, onToolCall))).then(shapeNativeReport);
   }
