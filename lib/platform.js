@@ -7,23 +7,30 @@ const PACKAGE = '@supolka/codemode-executor';
 // The platforms a binary is published for (npm/<triple>/), and the floor each needs.
 const PUBLISHED = { 'linux-x64-gnu': 'glibc 2.34 or newer' };
 
+// Node's diagnostic report says which glibc the runtime uses (none under musl). Built once:
+// a report costs milliseconds, and the load-failure message needs it twice.
+let report;
+function runtimeReport() {
+  if (report === undefined) {
+    try {
+      report = { value: process.report && process.report.getReport() };
+    } catch {
+      report = { failed: true };
+    }
+  }
+  return report;
+}
+
 function isMusl() {
   if (process.platform !== 'linux') return false;
-  try {
-    const report = process.report && process.report.getReport();
-    return !(report && report.header && report.header.glibcVersionRuntime);
-  } catch {
-    return false;
-  }
+  const { value, failed } = runtimeReport();
+  if (failed) return false;
+  return !(value && value.header && value.header.glibcVersionRuntime);
 }
 
 function glibcVersion() {
-  try {
-    const report = process.report && process.report.getReport();
-    return report && report.header && report.header.glibcVersionRuntime;
-  } catch {
-    return undefined;
-  }
+  const { value } = runtimeReport();
+  return value && value.header && value.header.glibcVersionRuntime;
 }
 
 /** This machine's platform triple, as the per-platform packages are named (linux-x64-gnu). */

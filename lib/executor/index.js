@@ -200,6 +200,11 @@ class IsolateExecutor {
     this.#checkOpen();
     const handler = outbound === undefined ? this.#outbound : outbound;
     const onToolCall = this.#toolCallback(dispatch, handler);
+    // Checked first, before the source is copied into the native layer or anything is built
+    // for the run (in the Cloudflare form, also before normalizeCode parses it: see
+    // #sourceBreach()).
+    const breach = this.#sourceBreach(code);
+    if (breach !== undefined) return Promise.resolve({ report: notStarted(breach), onToolCall });
     const request = {
       code,
       runConfigJson: JSON.stringify({ resultMode, namespaces, outbound: handler !== null, modules: this.#modules }),
@@ -209,10 +214,6 @@ class IsolateExecutor {
       retain: retain === true,
     };
     const native = this.#native;
-    // Checked here, before the source is copied into the native layer (or, in the Cloudflare
-    // form, before normalizeCode parses it: see #sourceBreach()).
-    const breach = this.#sourceBreach(code);
-    if (breach !== undefined) return Promise.resolve({ report: notStarted(breach), onToolCall });
     return runWithSignal(native, signal, () => this.#tracked(native.execute(request, onToolCall))).then((report) => ({ report, onToolCall }));
   }
 
