@@ -6,7 +6,7 @@
 
 use crate::bridge::ToolSink;
 use crate::error::Fault;
-use crate::limits::{bound, Limits, MAX_TIMEOUT_MS};
+use crate::limits::{bound, Limits};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -83,11 +83,11 @@ impl Overrides {
         self.memory_mb.map_or(0, |mb| mb as u32)
     }
 
-    /// Reads the wire form back (0 = not set). A timeout outside the accepted range keeps the
-    /// executor's (a conforming host never sends one); a bad memory size is refused.
+    /// Reads the wire form back (0 = not set). A timeout outside the `timeout` row's range keeps
+    /// the executor's (a conforming host never sends one); a bad memory size is refused.
     pub fn from_wire(timeout_ms: f64, memory_mb: u32) -> Result<Overrides, Fault> {
-        let timeout = (timeout_ms.is_finite() && timeout_ms > 0.0 && timeout_ms <= MAX_TIMEOUT_MS)
-            .then_some(timeout_ms);
+        let row = bound("timeout").expect("per-run bounds are in the table");
+        let timeout = row.check(timeout_ms).is_ok().then_some(timeout_ms);
         Overrides::parse(timeout, (memory_mb != 0).then_some(f64::from(memory_mb)))
     }
 }
