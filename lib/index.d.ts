@@ -23,6 +23,12 @@ export interface IsolateExecutorOptions {
   workerNice?: number
   /** Worker threads (per engine process), each running one isolate at a time. Default: available parallelism. */
   workers?: number
+  /**
+   * Extra worker threads (per engine process) started for waiting runs while every worker has
+   * held its run for 250 ms (runaways, slow tools); the long runs drop to the lowest priority,
+   * and an extra worker leaves after 1 s idle. Each can hold a run's memory. Default 8.
+   */
+  overflowWorkers?: number
   /** Runs waiting for a worker; one more rejects at once with ERR_QUEUE_FULL. Default 10 000. */
   maxQueue?: number
   /** Wall-clock budget of one run in ms, including time spent awaiting tools. Default 60 000. */
@@ -119,6 +125,7 @@ export interface NativeExecuteResult {
 
 export interface ExecutorLimits {
   workers: number
+  overflowWorkers: number
   maxQueue: number
   timeout: number
   cpuTimeMs: number

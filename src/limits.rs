@@ -62,6 +62,14 @@ pub struct Limits {
     /// Worker threads, each running one isolate at a time (per engine process in `'process'`
     /// isolation).
     pub workers: usize,
+    /// Extra worker threads the pool may start while every worker is held by a long run
+    /// (`overflow_after` or more) and runs are waiting: a queued run is then not stuck behind
+    /// runaways or slow tools. The long runs drop to the lowest priority, and an extra worker
+    /// leaves once idle. Each can hold a run's memory, so this bounds what admission may cost.
+    pub overflow_workers: usize,
+    /// How long every worker must have been held by its run before an extra worker is started
+    /// for a queued run. An engine process uses zero: its host has waited already.
+    pub overflow_after: Duration,
     /// Isolates kept after their run by `retainHandles` at once (per executor). One more is
     /// refused: the run still completes, without a handle, and says why.
     pub max_retained: usize,
@@ -123,6 +131,8 @@ impl Default for Limits {
             workers: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(2),
+            overflow_workers: 8,
+            overflow_after: Duration::from_millis(250),
             max_retained: 64,
             retained_idle: Duration::from_secs(60),
             processes: 1,
@@ -160,7 +170,8 @@ impl Limits {
             return self.process_memory_bytes;
         }
         let per_worker = self.heap_bytes + self.array_buffer_bytes;
-        (self.workers + self.max_retained.min(self.workers)) * per_worker + 1536 * MIB
+        let threads = self.workers + self.overflow_workers + self.max_retained.min(self.workers);
+        threads * per_worker + 1536 * MIB
     }
 
     /// `'process'` isolation: the most bytes that may wait for an engine process to read them
@@ -330,6 +341,17 @@ pub const BOUNDS: &[Bound] = &[
         get: |l| l.workers as f64,
         set: Some(|l, v| l.workers = v as usize),
         doc: "worker threads, each running one isolate at a time (per engine process)",
+    },
+    Bound {
+        name: "overflowWorkers",
+        kind: Kind::Integer,
+        min: 0.0,
+        max: 256.0,
+        place: Place::Top,
+        scope: Scope::Executor,
+        get: |l| l.overflow_workers as f64,
+        set: Some(|l, v| l.overflow_workers = v as usize),
+        doc: "extra workers started for waiting runs while every worker is held by a long run (per engine process)",
     },
     Bound {
         name: "maxQueue",
@@ -638,10 +660,11 @@ mod tests {
     fn process_memory_cap_covers_every_worker() {
         let mut l = Limits {
             workers: 2,
+            overflow_workers: 1,
             max_retained: 0,
             ..Limits::default()
         };
-        assert_eq!(l.process_memory_cap(), 2 * 256 * MIB + 1536 * MIB);
+        assert_eq!(l.process_memory_cap(), 3 * 256 * MIB + 1536 * MIB);
         l.process_memory_bytes = 100 * MIB;
         assert_eq!(l.process_memory_cap(), 100 * MIB);
     }

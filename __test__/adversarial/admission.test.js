@@ -20,3 +20,78 @@ test('admission: { workers: 1, maxQueue: 1 } accepts one running and one queued 
     await ex.dispose();
   }
 });
+
+// Threads named codemode-worker-N in this process ('thread') or in the engine processes.
+function workerThreads() {
+  const fs = require('node:fs');
+  let count = 0;
+  for (const pid of [process.pid, ...childPids(process.pid)]) {
+    let tasks = [];
+    try { tasks = fs.readdirSync(`/proc/${pid}/task`); } catch { continue; }
+    for (const tid of tasks) {
+      try {
+        if (fs.readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').startsWith('codemode-worke')) count++;
+      } catch { /* the thread ended meanwhile */ }
+    }
+  }
+  return count;
+}
+
+function childPids(pid) {
+  const fs = require('node:fs');
+  try {
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+const RUNAWAY = 'async () => { for (;;) {} }';
+
+test('admission: a healthy run is served while runaways hold every worker, and the extra workers leave afterwards', async () => {
+  // One worker, three runaways at a 3 s CPU budget: queued behind them, the healthy run would
+  // wait for their budgets one after another (~9 s).
+  const ex = new IsolateExecutor({ workers: 1, overflowWorkers: 4, timeout: 20_000, cpuTimeMs: 3000 });
+  try {
+    await ex.execute({ code: 'async () => 0' });
+    const base = workerThreads();
+    const runaways = Array.from({ length: 3 }, () => ex.execute({ code: RUNAWAY }));
+    await sleep(100);
+    const started = Date.now();
+    const healthy = await ex.execute({ code: 'async () => "served"' });
+    const waited = Date.now() - started;
+    assert.equal(healthy.result, 'served');
+    assert.ok(waited < 2500, `the healthy run waited ${waited} ms behind 3 runaways on 1 worker`);
+    for (const r of await Promise.all(runaways)) assert.match(r.error, /^CPU time exceeded/);
+    // The extra workers (and the demoted ones) leave within about a second of going idle.
+    let now = workerThreads();
+    for (let i = 0; i < 40 && now > base; i++) {
+      await sleep(100);
+      now = workerThreads();
+    }
+    assert.equal(now, base, `worker threads: ${base} before, ${now} after`);
+    assert.equal((await ex.execute({ code: 'async () => 2' })).result, 2);
+  } finally {
+    await ex.dispose();
+  }
+});
+
+test('admission: overflowWorkers bounds the extra workers: runaways beyond it still queue', async () => {
+  const ex = new IsolateExecutor({ workers: 1, overflowWorkers: 1, timeout: 20_000, cpuTimeMs: 1500 });
+  try {
+    await ex.execute({ code: 'async () => 0' });
+    const base = workerThreads();
+    const runaways = Array.from({ length: 4 }, () => ex.execute({ code: RUNAWAY }));
+    await sleep(600);
+    const peak = workerThreads();
+    assert.ok(peak <= base + 1, `worker threads: ${base} before, ${peak} with 4 runaways and overflowWorkers: 1`);
+    const started = Date.now();
+    const healthy = await ex.execute({ code: 'async () => "late"' });
+    // Two workers, four runaways: the healthy run waits for the first two budgets at least.
+    assert.equal(healthy.result, 'late');
+    assert.ok(Date.now() - started > 800, 'served before any runaway ended');
+    await Promise.all(runaways);
+  } finally {
+    await ex.dispose();
+  }
+});

@@ -3,10 +3,12 @@
 //!
 //! - `mod.rs`: [`Pool`] itself (queue, counters, cancellation, retained-handle registry);
 //! - `worker.rs`: a worker's life (`worker_main`, `run_job`, `supervised_run`);
+//! - `admission.rs`: extra workers for waiting runs while every worker is held by a long run;
 //! - `retained.rs`: a thread that holds a retained isolate;
 //! - `local.rs`: [`LocalRunner`], the pool plus its reply routing, as a `Runner`;
 //! - `watchdog.rs`: the one thread that stops runs from outside.
 
+mod admission;
 mod local;
 mod retained;
 mod watchdog;
@@ -55,6 +57,12 @@ struct Shared {
     /// Every thread of the pool: workers and the threads that hold retained isolates.
     workers: Mutex<HashMap<usize, JoinHandle<()>>>,
     next_worker: AtomicUsize,
+    /// Worker threads serving the queue (extra ones included; not the retained isolates').
+    live: AtomicUsize,
+    /// Workers waiting for a run.
+    idle: AtomicUsize,
+    /// Workers running a run, for admission (`admission.rs`).
+    busy: Mutex<admission::BusyWorkers>,
     counters: Counters,
     /// Retained isolates by handle id: the channel of the thread that holds each.
     retained: Mutex<HashMap<u64, Sender<HandleCommand>>>,
@@ -96,6 +104,9 @@ impl Pool {
             watchdog: Watchdog::start(),
             workers: Mutex::new(HashMap::new()),
             next_worker: AtomicUsize::new(0),
+            live: AtomicUsize::new(0),
+            idle: AtomicUsize::new(0),
+            busy: Mutex::new(admission::BusyWorkers::default()),
             counters: Counters::default(),
             retained: Mutex::new(HashMap::new()),
             on_handle_closed: Mutex::new(None),
@@ -126,7 +137,10 @@ impl Pool {
             match sender.as_ref() {
                 None => Some((Fault::disposed(), job)),
                 Some(sender) => match sender.try_send(job) {
-                    Ok(()) => None,
+                    Ok(()) => {
+                        admission::queued(&self.shared);
+                        None
+                    }
                     Err(TrySendError::Full(job)) => {
                         Some((Fault::queue_full(self.shared.limits.max_queue), job))
                     }

@@ -1,7 +1,8 @@
 //! One thread that stops runs from outside. A run that never yields is terminated a grace period
 //! after its deadline, or as soon as its thread has used its CPU-time budget; a run that still
 //! holds its thread long after that (a builtin that ignores termination) is abandoned: its job
-//! is answered and its worker replaced.
+//! is answered and its worker replaced. The same thread fires the pool's few one-shot timers
+//! (`after`: the admission check of `admission.rs`).
 
 use crate::os::ThreadCpuClock;
 use crate::sandbox::{cpu_message, StopReason, Terminator, TIMED_OUT};
@@ -66,9 +67,13 @@ struct Entry {
     cpu: Option<CpuBudget>,
 }
 
+/// An action to run once at a given instant, on the watchdog's thread.
+type Timer = (Instant, Box<dyn FnOnce() + Send>);
+
 #[derive(Default)]
 struct State {
     entries: HashMap<u64, Entry>,
+    timers: Vec<Timer>,
     next_id: u64,
     shutdown: bool,
 }
@@ -149,6 +154,13 @@ impl Watchdog {
         }
     }
 
+    /// Runs `action` once at `at` (on the watchdog's thread: it must be short and must not
+    /// arm or stop runs itself under a lock the watchdog waits for). Dropped at shutdown.
+    pub fn after(&self, at: Instant, action: Box<dyn FnOnce() + Send>) {
+        self.inner.lock().timers.push((at, action));
+        self.inner.wake.notify_one();
+    }
+
     pub fn shutdown(&self) {
         self.inner.lock().shutdown = true;
         self.inner.wake.notify_one();
@@ -202,10 +214,20 @@ fn watch(inner: &Inner) {
             next = Some(next.map_or(due, |n| n.min(due)));
             true
         });
-        if !abandoned.is_empty() {
+        let (due, waiting): (Vec<Timer>, Vec<Timer>) = std::mem::take(&mut state.timers)
+            .into_iter()
+            .partition(|(at, _)| *at <= now);
+        state.timers = waiting;
+        for (at, _) in &state.timers {
+            next = Some(next.map_or(*at, |n| n.min(*at)));
+        }
+        if !abandoned.is_empty() || !due.is_empty() {
             drop(state);
             for (action, message) in abandoned {
                 fire(&action, message);
+            }
+            for (_, action) in due {
+                action();
             }
             state = inner.lock();
             continue;
@@ -286,6 +308,26 @@ mod tests {
             });
         });
         assert_eq!(idle.reason(), None);
+        dog.shutdown();
+    }
+
+    #[test]
+    fn a_timer_fires_once_at_its_instant() {
+        let dog = Watchdog::start();
+        let fired = Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let count = fired.clone();
+        let at = Instant::now() + Duration::from_millis(30);
+        dog.after(
+            at,
+            Box::new(move || {
+                assert!(Instant::now() >= at);
+                count.fetch_add(1, Ordering::SeqCst);
+            }),
+        );
+        std::thread::sleep(Duration::from_millis(10));
+        assert_eq!(fired.load(Ordering::SeqCst), 0);
+        std::thread::sleep(Duration::from_millis(80));
+        assert_eq!(fired.load(Ordering::SeqCst), 1);
         dog.shutdown();
     }
 

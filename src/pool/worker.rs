@@ -2,6 +2,7 @@
 //! the next isolate while idle. A panic is caught and answered `ERR_WORKER_LOST`; the thread
 //! then exits and `replace` starts another.
 
+use super::admission::{self, EXTRA_IDLE};
 use super::retained::{hold_retained, HandleCommand};
 use super::watchdog::{abandon_action, fire, CpuBudget};
 use super::{answer_unstarted, lock, panic_text, Job, Shared};
@@ -9,7 +10,7 @@ use crate::error::Fault;
 use crate::limits::Limits;
 use crate::run::{Report, RunKind, RunOutput, TestHook};
 use crate::sandbox::{Program, Sandbox};
-use crossbeam_channel::Receiver;
+use crossbeam_channel::{Receiver, RecvTimeoutError};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -32,16 +33,55 @@ pub(super) fn spawn_worker(shared: &Arc<Shared>) {
         .spawn(move || worker_main(thread_shared, id));
     if let Ok(handle) = spawned {
         workers.insert(id, handle);
+        shared.live.fetch_add(1, Ordering::AcqRel);
     }
 }
 
 /// The supervisor's one move: forget worker `id` (its thread is dead or abandoned) and start a
-/// new one in its place.
+/// new one in its place (unless extra workers already make up for it).
 pub(super) fn replace(shared: &Arc<Shared>, id: usize) {
     // Dropping the JoinHandle detaches an abandoned thread; a dead one is already gone.
     shared.workers().remove(&id);
+    admission::finished(shared, id);
     shared.counters.replaced.fetch_add(1, Ordering::Relaxed);
-    spawn_worker(shared);
+    step_down(shared);
+}
+
+/// Worker no longer serves the queue (it left, or now holds a retained isolate): count it out,
+/// and start another if fewer than `workers` remain.
+fn step_down(shared: &Arc<Shared>) {
+    let left = shared.live.fetch_sub(1, Ordering::AcqRel) - 1;
+    if left < shared.limits.workers {
+        spawn_worker(shared);
+    }
+}
+
+/// Waits for the next run. A worker above `workers` (an extra one) waits `EXTRA_IDLE` at most
+/// and then leaves; `None` means this thread must end.
+fn next_job(shared: &Arc<Shared>, id: usize) -> Option<Job> {
+    loop {
+        shared.idle.fetch_add(1, Ordering::AcqRel);
+        let extra = shared.live.load(Ordering::Acquire) > shared.limits.workers;
+        let next = if extra {
+            shared.jobs.recv_timeout(EXTRA_IDLE)
+        } else {
+            shared
+                .jobs
+                .recv()
+                .map_err(|_| RecvTimeoutError::Disconnected)
+        };
+        shared.idle.fetch_sub(1, Ordering::AcqRel);
+        match next {
+            Ok(job) => return Some(job),
+            Err(RecvTimeoutError::Disconnected) => return None,
+            Err(RecvTimeoutError::Timeout) => {
+                if admission::leave_if_extra(shared) {
+                    shared.workers().remove(&id);
+                    return None;
+                }
+            }
+        }
+    }
 }
 
 fn worker_main(shared: Arc<Shared>, id: usize) {
@@ -58,10 +98,13 @@ fn worker_main(shared: Arc<Shared>, id: usize) {
                 warm = Some(sandbox);
             }
         }
-        let Ok(job) = shared.jobs.recv() else { return };
+        let Some(job) = next_job(&shared, id) else {
+            return;
+        };
         if answer_unstarted(&shared, &job) {
             continue;
         }
+        admission::started(&shared, id);
         // Set by whoever closes this job's slot first: this worker when the run returns, or
         // the abandon action when the run cannot be stopped (then this thread must exit, since a
         // replacement has been started).
@@ -73,6 +116,7 @@ fn worker_main(shared: Arc<Shared>, id: usize) {
         if claimed.swap(true, Ordering::AcqRel) {
             return;
         }
+        let demoted = admission::finished(&shared, id);
         shared.counters.busy.fetch_sub(1, Ordering::Relaxed);
         match outcome {
             Err(panic) => {
@@ -88,8 +132,15 @@ fn worker_main(shared: Arc<Shared>, id: usize) {
             }
             Ok(Some((sandbox, commands))) => {
                 // This thread now holds a retained isolate; a new worker takes its place.
-                spawn_worker(&shared);
+                step_down(&shared);
                 hold_retained(&shared, id, job.request.run_id, sandbox, commands);
+                return;
+            }
+            Ok(None) if demoted => {
+                // Its priority was lowered for the run that held it: a fresh thread takes its
+                // place if one is needed.
+                shared.workers().remove(&id);
+                step_down(&shared);
                 return;
             }
             Ok(None) => {}

@@ -229,7 +229,11 @@ fn handshake(input: &mut impl Read, out: &Outbox) -> Result<Limits, Stop> {
             "no common protocol version: host speaks {min_version}..={max_version}, engine speaks {MIN_PROTOCOL_VERSION}..={PROTOCOL_VERSION}"
         )));
     }
-    let limits = Limits::from_options_json(&config_json).map_err(refuse)?;
+    let mut limits = Limits::from_options_json(&config_json).map_err(refuse)?;
+    // The host hands this engine more runs than it has workers only once every run it holds
+    // here has been held for `overflow_after` (see `dispatch::pump`): such a run gets an extra
+    // worker at once, without a second wait.
+    limits.overflow_after = std::time::Duration::ZERO;
     out.frame(
         EngineMessage::Ready {
             version,

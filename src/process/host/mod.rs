@@ -55,6 +55,8 @@ struct InFlight {
     enqueued_at: Instant,
     /// Past this, the engine is considered wedged and is replaced.
     give_up_at: Instant,
+    /// When the engine was handed it (admission beyond an engine's workers looks at this).
+    sent_at: Instant,
     /// Runs sent as `HandleExecute` do not take a worker slot.
     takes_slot: bool,
 }
@@ -100,6 +102,9 @@ struct State {
     crash_loop: Option<String>,
     /// Counters of engines that are gone, so totals survive replacements.
     gone: Stats,
+    /// When queued runs may go to an engine beyond its workers (see `dispatch::pump`): the
+    /// monitor wakes then.
+    overflow_check_at: Option<Instant>,
 }
 
 #[derive(Default)]

@@ -3,7 +3,7 @@
 //! memory, kills the ones that are silent, too big, stopped reading, or sit on a run past its
 //! deadline, and finishes disposal once every engine is gone.
 
-use super::dispatch::fail_all;
+use super::dispatch::{fail_all, pump, write_all};
 use super::spawn::spawn_engine;
 use super::{Host, State, START_TIMEOUT};
 use crate::error::Fault;
@@ -143,7 +143,17 @@ pub(super) fn monitor(host: &Arc<Host>) {
             Some(at) if at > now => wait.min(at - now),
             _ => wait,
         };
+        // Runs waiting for an engine whose workers are all held by long runs (see `pump`).
+        let admitted = match state.overflow_check_at {
+            Some(at) if at <= now => pump(host, &mut state),
+            _ => Vec::new(),
+        };
+        let wait = match state.overflow_check_at {
+            Some(at) => wait.min(at.saturating_duration_since(now)),
+            None => wait,
+        };
         drop(state);
+        write_all(admitted);
         for (stdin, frame) in pings {
             stdin.send(&frame);
         }

@@ -1,0 +1,133 @@
+//! Admission while the workers are held: when every worker has been busy with one run for
+//! `overflow_after` and runs are waiting, an extra worker is started for each (up to
+//! `overflowWorkers` in all)
+//! and the long runs drop to the lowest priority, so a healthy run is not queued behind
+//! runaways (or behind runs awaiting slow tools) until their budgets run out. An extra worker
+//! leaves once it has been idle for `EXTRA_IDLE`; a demoted worker leaves after its run.
+//!
+//! The check runs when a run is queued with no idle worker, when a worker takes a run with
+//! others still waiting, and on the watchdog's timer while the busy runs are still young.
+
+use super::worker::spawn_worker;
+use super::{lock, Shared};
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
+
+/// Nice value of a worker whose run made the pool start an extra worker: the lowest priority.
+const DEMOTED_NICE: i32 = 19;
+
+/// How long a worker above `workers` waits for a run before it leaves.
+pub(super) const EXTRA_IDLE: Duration = Duration::from_secs(1);
+
+/// A worker that is running a run: since when, its thread, and whether it was demoted.
+pub(super) struct Busy {
+    since: Instant,
+    tid: u32,
+    demoted: bool,
+}
+
+/// The busy workers, by worker id.
+#[derive(Default)]
+pub(super) struct BusyWorkers {
+    workers: HashMap<usize, Busy>,
+    /// The earliest admission check already armed on the watchdog.
+    check_at: Option<Instant>,
+}
+
+/// Records that worker `id` (the calling thread) starts a run; checks admission for the runs
+/// still waiting.
+pub(super) fn started(shared: &Arc<Shared>, id: usize) {
+    let busy = Busy {
+        since: Instant::now(),
+        tid: crate::os::current_thread_id(),
+        demoted: false,
+    };
+    lock(&shared.busy).workers.insert(id, busy);
+    if !shared.jobs.is_empty() {
+        check(shared);
+    }
+}
+
+/// Records that worker `id` finished its run. Returns whether the worker was demoted (then it
+/// must leave: its thread cannot be given its priority back without a privilege).
+pub(super) fn finished(shared: &Shared, id: usize) -> bool {
+    lock(&shared.busy)
+        .workers
+        .remove(&id)
+        .is_some_and(|b| b.demoted)
+}
+
+/// A run was queued: check admission unless a worker is idle and will take it.
+pub(super) fn queued(shared: &Arc<Shared>) {
+    if shared.idle.load(Ordering::Acquire) == 0 {
+        check(shared);
+    }
+}
+
+/// Starts extra workers for the waiting runs if no worker is free, every worker has held its
+/// run for `overflow_after` and the extra workers are not all in use; otherwise, if only the runs' age
+/// stands in the way, looks again when the youngest is old enough.
+fn check(shared: &Arc<Shared>) {
+    let limits = &shared.limits;
+    if shared.disposed.load(Ordering::Acquire)
+        || shared.jobs.is_empty()
+        || shared.idle.load(Ordering::Acquire) > 0
+    {
+        return;
+    }
+    let live = shared.live.load(Ordering::Acquire);
+    if live >= limits.workers + limits.overflow_workers {
+        return;
+    }
+    let now = Instant::now();
+    let mut busy = lock(&shared.busy);
+    // A worker between runs (neither idle nor busy) is about to take the waiting run.
+    if busy.workers.len() < live {
+        return;
+    }
+    let youngest = busy.workers.values().map(|b| b.since).max();
+    if let Some(youngest) = youngest {
+        let old_enough_at = youngest + limits.overflow_after;
+        if old_enough_at > now {
+            if busy.check_at.is_none_or(|at| at > old_enough_at) {
+                busy.check_at = Some(old_enough_at);
+                let weak: Weak<Shared> = Arc::downgrade(shared);
+                let recheck = Box::new(move || {
+                    if let Some(shared) = weak.upgrade() {
+                        lock(&shared.busy).check_at = None;
+                        check(&shared);
+                    }
+                });
+                shared.watchdog.after(old_enough_at, recheck);
+            }
+            return;
+        }
+    }
+    // The busy map's lock is held: a worker leaves it (and may exit) only under this lock, so
+    // every thread id here names a live thread of this process.
+    for b in busy.workers.values_mut().filter(|b| !b.demoted) {
+        crate::os::set_thread_nice(b.tid, DEMOTED_NICE);
+        b.demoted = true;
+    }
+    drop(busy);
+    // One extra worker per waiting run at once: runs queued behind the long ones are all
+    // admitted now, not one per `overflow_after`.
+    let room = limits.workers + limits.overflow_workers - live;
+    for _ in 0..shared.jobs.len().min(room) {
+        spawn_worker(shared);
+    }
+}
+
+/// Whether a worker may leave because the pool has more than `workers` (it then counts itself
+/// out).
+pub(super) fn leave_if_extra(shared: &Shared) -> bool {
+    let workers = shared.limits.workers;
+    shared
+        .live
+        .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+            (n > workers).then(|| n - 1)
+        })
+        .is_ok()
+}
