@@ -23,10 +23,11 @@ pub struct Limits {
     /// (some V8 builtins do not check for termination while they loop).
     pub abandon_after: Duration,
     /// V8 heap budget of one isolate, in bytes. A run whose heap exceeds it after a garbage
-    /// collection is ended with a memory error. V8's own hard limit sits `HEAP_HEADROOM` above
-    /// it (see `sandbox`), because V8 aborts the whole process when one allocation cannot fit:
-    /// a single object (up to about 1 GiB, V8's largest) may briefly take the heap past the
-    /// budget before the run is ended.
+    /// collection, that makes one object larger than it, or that takes the heap to V8's own
+    /// limit (set just above it, see `sandbox::v8_heap_limit`) is ended with a memory error.
+    /// V8 aborts the whole process when one allocation cannot fit, so the object being made
+    /// when the budget breaks is still made (up to about 1 GiB, V8's largest) before the run
+    /// ends.
     pub heap_bytes: usize,
     /// Bytes of ArrayBuffer / TypedArray backing stores one isolate may hold at once. They live
     /// outside V8's heap, so they are counted by our own allocator.

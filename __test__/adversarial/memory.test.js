@@ -186,7 +186,7 @@ test('memory (child): one allocation far beyond the heap limit ends the run, nev
     'new Array(2 ** 24) then allocate': 'memory',
     'new Array(2 ** 25).fill(0)': /Array\.prototype\.fill: length 33554432 exceeds the sandbox limit|Memory exhausted/,
     'flat 256 MB string then allocate': 'memory',
-    'flat 512 MB string': /"value":-1|Memory exhausted/,
+    'flat 512 MB string': 'memory',
   };
   // One child per program: an abort must not hide the others.
   const problems = [];
@@ -202,11 +202,8 @@ test('memory (child): one allocation far beyond the heap limit ends the run, nev
       continue;
     }
     const step = child.steps[name];
-    // The budget applies to the live heap, measured after each collection and at the end of the
-    // run; one object may exceed it transiently (V8's hard limit sits 1280 MB above the budget
-    // so that such an allocation never aborts the process). So: a run whose big object is
-    // still alive when memory is measured fails with the memory error; a run that drops it
-    // before any collection may complete. Either way the process lives and RSS stays bounded.
+    // V8's own limit sits just above the budget, so an object made in one piece past it ends
+    // the run while it is made (V8 is granted room once so the allocation itself completes).
     const expected = EXPECTED_BIG_ALLOCATION[name];
     const ok = expected === 'memory'
       ? typeof step.out.error === 'string' && step.out.error.startsWith('Memory exhausted')
@@ -215,6 +212,34 @@ test('memory (child): one allocation far beyond the heap limit ends the run, nev
       problems.push(`${name}: resolved ${JSON.stringify(step.out).slice(0, 200)} with host RSS growth ${(child.done.peakGrowth / MB).toFixed(0)} MB (memoryLimitMb 64)`);
     }
     assertStep(child, name, { boundMs: 30_000 });
+  }
+  assert.deepEqual(problems, [], problems.join('\n'));
+});
+
+// FINDING (fixed, issue 12 hole 4): the budget was enforced only after collections and at the
+// end of a run, and V8's own limit sat 1280 MB above it, so a large object made in one piece and
+// dropped before any collection went unseen. Observed with memoryLimitMb 64 on 4952097: the
+// flattened 256 MB string resolved with -1; the split timed out (`Execution timed out` after
+// 4 s with timeout 2000) instead of a memory error.
+test('memory (child): objects made in one piece past the budget end the run with the memory error while they are made', async () => {
+  const programs = {
+    'flatten a 256 MB string': "async () => { const piece = 'x'.repeat(2 ** 20); let s = ''; for (let i = 0; i < 256; i++) s += piece; return s.indexOf('y'); }",
+    "split a 128 MB string into characters": "async () => '1'.repeat(2 ** 27 - 1).split('').length",
+    'JSON of a 128 MB string': "async () => JSON.stringify('x'.repeat(2 ** 27)).length",
+    'join 2^22 strings of 64 bytes': "async () => Array.from({ length: 2 ** 22 }, () => 'y'.repeat(64)).join('').length",
+  };
+  const problems = [];
+  for (const [name, code] of Object.entries(programs)) {
+    const child = await runChild({
+      executor: { workers: 1, timeout: 4000, memoryLimitMb: 64 },
+      steps: [{ name, code }],
+      exit: 'exit',
+    });
+    assertChildSurvived(child);
+    const step = assertStep(child, name, { boundMs: 15_000 });
+    if (!(typeof step.out.error === 'string' && step.out.error.startsWith('Memory exhausted'))) {
+      problems.push(`${name}: ${JSON.stringify(step.out).slice(0, 200)} after ${step.ms} ms`);
+    }
   }
   assert.deepEqual(problems, [], problems.join('\n'));
 });

@@ -110,13 +110,15 @@ fn worker_main(shared: Arc<Shared>, id: usize) {
         // replacement has been started).
         let claimed = Arc::new(AtomicBool::new(false));
         shared.counters.busy.fetch_add(1, Ordering::Relaxed);
+        let mut demoted = false;
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            run_job(&shared, id, &mut warm, &job, &claimed)
+            run_job(&shared, id, &mut warm, &job, &claimed, &mut demoted)
         }));
         if claimed.swap(true, Ordering::AcqRel) {
             return;
         }
-        let demoted = admission::finished(&shared, id);
+        // (A run that panicked is still recorded as busy.)
+        demoted |= admission::finished(&shared, id);
         shared.counters.busy.fetch_sub(1, Ordering::Relaxed);
         match outcome {
             Err(panic) => {
@@ -247,6 +249,7 @@ fn run_job(
     warm: &mut Option<Sandbox>,
     job: &Job,
     claimed: &Arc<AtomicBool>,
+    demoted: &mut bool,
 ) -> Option<(Sandbox, Receiver<HandleCommand>)> {
     let request = &job.request;
     let limits = request.overrides.apply(&shared.limits);
@@ -263,6 +266,7 @@ fn run_job(
                     sandbox
                 }
                 Err(message) => {
+                    *demoted = admission::finished(shared, id);
                     request.completion.finish(Err(Fault::worker_lost(&message)));
                     return None;
                 }
@@ -288,6 +292,10 @@ fn run_job(
             kept = Some(rx);
         }
     }
+    // Out of the busy set before the answer: whoever gets it may queue the next run at once,
+    // and must not find this worker still held by a long run (admission would start an extra
+    // worker for nothing).
+    *demoted = admission::finished(shared, id);
     if request.completion.finish(Ok(report)) {
         shared.counters.completed.fetch_add(1, Ordering::Relaxed);
     }

@@ -86,11 +86,57 @@ pub struct Sandbox {
     limits: Limits,
 }
 
-/// Room above the heap budget that V8 may use before its own limit: V8 aborts the process when
-/// one allocation cannot fit, and its largest single objects (a two-byte string of 2^29
-/// characters, a FixedArray of 2^27 slots) are about 1 GiB. The budget itself is enforced after
-/// each garbage collection by `after_gc`.
-const HEAP_HEADROOM: usize = 1280 * MIB;
+/// V8's own heap limit sits this far above the budget (plus an eighth of the budget), so that
+/// an allocation that jumps past the budget in one piece (flattening a long string, splitting
+/// one into an array, one huge object) reaches V8's limit while it is being made: V8 then calls
+/// `near_heap_limit` before it gives up, which ends the run. Growth in small steps is caught
+/// sooner, at the budget, after each collection (`after_gc`).
+const HEAP_LIMIT_MARGIN: usize = 32 * MIB;
+
+/// V8's heap limit for a budget (the young generation is carved out of it, hence the margin).
+fn v8_heap_limit(budget: usize) -> usize {
+    budget + budget / 8 + HEAP_LIMIT_MARGIN
+}
+
+/// Room granted once when V8 reaches its limit, so that the allocation in progress succeeds
+/// (V8 aborts the whole process when one cannot fit) and the terminated run can unwind. V8's
+/// largest single objects (a two-byte string of 2^29 characters, a FixedDoubleArray of 2^27
+/// elements) are about 1 GiB; this is how far one run can overshoot its budget, for the
+/// moment between that allocation and the termination it triggers.
+const HEAP_GRANT: usize = 1280 * MIB;
+
+/// Bytes in V8's young large-object space. V8 always lets the first object there be allocated,
+/// whatever its size and the heap limit (it is promoted or dropped at the next collection), so
+/// one string flattened or array made in one piece can exceed the whole budget without ever
+/// reaching V8's limit, and be garbage before any collection sees it alive. More than the
+/// budget here means one object larger than the budget existed: `before_gc` and the end of the
+/// run check it.
+fn young_large_object_bytes(isolate: &mut v8::Isolate) -> usize {
+    (0..isolate.number_of_heap_spaces())
+        .filter_map(|i| isolate.get_heap_space_statistics(i))
+        .find(|space| space.space_name().to_bytes() == b"new_large_object_space")
+        .map_or(0, |space| space.space_used_size())
+}
+
+/// Ends the run if an object larger than its whole budget was made since the last collection
+/// (see `young_large_object_bytes`). Runs before every garbage collection, while such an
+/// object is still counted even if it is already garbage.
+unsafe extern "C" fn before_gc(
+    isolate: v8::UnsafeRawIsolatePtr,
+    _: v8::GCType,
+    _: v8::GCCallbackFlags,
+    data: *mut c_void,
+) {
+    // SAFETY: as in `after_gc`: `data` is this isolate's `TerminationState`, which outlives it.
+    let state = unsafe { &*(data as *const TerminationState) };
+    let mut isolate = isolate;
+    // SAFETY: V8 passes the isolate that is collecting, on its own thread; reading heap space
+    // statistics does not allocate.
+    let isolate = unsafe { v8::Isolate::ref_from_raw_isolate_ptr_mut(&mut isolate) };
+    if young_large_object_bytes(isolate) > state.heap_limit_bytes {
+        state.terminate(StopReason::Memory);
+    }
+}
 
 /// Ends the run when the heap has outgrown its budget. Runs after every garbage collection.
 unsafe extern "C" fn after_gc(
@@ -137,22 +183,18 @@ fn park(state: &TerminationState) {
     }
 }
 
-/// Extra heap (one heap limit's worth, at least 16 MB) granted at most `HEAP_GRANTS` times, so a
-/// terminated run can unwind. Smaller grants were measured to be too small: a `Map` rehash
-/// allocates its new table in one piece, and V8 aborts the process if that allocation fails.
-const HEAP_GRANTS: u32 = 2;
-
-unsafe extern "C" fn near_heap_limit(data: *mut c_void, current: usize, initial: usize) -> usize {
+/// V8 reached its heap limit: the run is over its budget. Ends it, grants `HEAP_GRANT` once so
+/// the allocation under way completes and the run can unwind, and parks the thread if V8 comes
+/// back (the program kept allocating after termination was requested: some optimized code does
+/// not check for it; returning without room would make V8 abort the whole process).
+unsafe extern "C" fn near_heap_limit(data: *mut c_void, current: usize, _initial: usize) -> usize {
     // SAFETY: `data` is the `TerminationState` owned by the `Sandbox` that owns this isolate;
     // the sandbox drops the isolate before that state.
     let state = unsafe { &*(data as *const TerminationState) };
     state.terminate(StopReason::Memory);
-    if state.heap_grants.fetch_add(1, Ordering::AcqRel) < HEAP_GRANTS {
-        return current + initial.max(16 * MIB);
+    if state.heap_grants.fetch_add(1, Ordering::AcqRel) == 0 {
+        return current + HEAP_GRANT;
     }
-    // The program kept allocating after termination was requested (some optimized code does
-    // not check for it). Returning now would make V8 abort the whole process; instead the run is
-    // answered, the worker replaced, and this thread parked for good with its bounded heap.
     park(state);
     current
 }
@@ -174,12 +216,13 @@ impl Sandbox {
             termination.clone(),
         ));
         let params = snapshot::create_params()?
-            .heap_limits(0, limits.heap_bytes + HEAP_HEADROOM)
+            .heap_limits(0, v8_heap_limit(limits.heap_bytes))
             .array_buffer_allocator(new_allocator(budget));
         let mut isolate = v8::Isolate::new(params);
         termination.attach(isolate.thread_safe_handle());
         let state = Arc::as_ptr(&termination) as *mut c_void;
         isolate.add_near_heap_limit_callback(near_heap_limit, state);
+        isolate.add_gc_prologue_callback(before_gc, state, v8::GCType::kGCTypeAll);
         isolate.add_gc_epilogue_callback(after_gc, state, v8::GCType::kGCTypeAll);
         isolate.set_microtasks_policy(v8::MicrotasksPolicy::Explicit);
         // A blocking `Atomics.wait` would park the worker with nothing to wake it (as on a
@@ -227,7 +270,11 @@ impl Sandbox {
         let mut outcome = self.execute(&program, &state);
         self.termination.clear_wedge();
         let mut heap_used_bytes = self.isolate.get_heap_statistics().used_heap_size();
-        if heap_used_bytes > self.limits.heap_bytes {
+        if young_large_object_bytes(&mut self.isolate) > self.limits.heap_bytes {
+            // One object larger than the budget was made (and perhaps dropped) since the last
+            // collection.
+            outcome = Err(memory_message(self.termination.heap_limit_bytes));
+        } else if heap_used_bytes > self.limits.heap_bytes {
             // Over budget at the end (one large object needs no collection to exist): collect
             // fully before judging, so garbage is not counted against the program.
             self.isolate.low_memory_notification();
