@@ -45,16 +45,28 @@ export declare class NativeExecutor {
 }
 
 export declare class NativeStore {
-  constructor(path: string)
-  begin(runtime: string, id: string, code: string, connectorsJson: string, maxExecutions: number): void
-  resume(runtime: string, id: string): boolean
-  decide(runtime: string, id: string, call: NativeCall): NativeDecision
+  /** `durability`: `"normal"` (the default) or `"full"`. */
+  constructor(path: string, durability?: string | undefined | null)
+  /**
+   * The id of the execution that already has `key` (nothing was started), or null when
+   * a new one was started with `id`.
+   */
+  begin(runtime: string, id: string, code: string, connectorsJson: string, maxExecutions: number, lease: NativeLease, key?: string | undefined | null): string | null
+  resume(runtime: string, id: string, lease: NativeLease, seq?: number | undefined | null): NativeResumed
+  renew(runtime: string, id: string, lease: NativeLease): boolean
+  release(runtime: string, id: string, owner: string): boolean
+  clearDeadOwner(runtime: string, id: string, owner: string): boolean
+  claim(runtime: string, id: string, lease: NativeLease): boolean
+  running(runtime: string): Array<NativeRunningRun>
+  markDone(runtime: string, id: string, seq: number, result?: string | undefined | null): boolean
+  decide(runtime: string, id: string, owner: string, call: NativeCall): NativeDecision
   /** `error` set: the result cannot be recorded, and the run fails with that message. */
   recordResult(runtime: string, id: string, seq: number, result?: string | undefined | null, error?: string | undefined | null): void
-  complete(runtime: string, id: string, result?: string | undefined | null, logsJson?: string | undefined | null): boolean
-  fail(runtime: string, id: string, error: string, logsJson?: string | undefined | null): boolean
+  complete(runtime: string, id: string, owner: string, result?: string | undefined | null, logsJson?: string | undefined | null): boolean
+  fail(runtime: string, id: string, owner: string, error: string, logsJson?: string | undefined | null): boolean
   listPending(runtime: string, id?: string | undefined | null): Array<NativePending>
-  reject(runtime: string, id: string, seq: number): boolean
+  /** `"rejected"`, `"not_pending"` or `"leased"`. */
+  reject(runtime: string, id: string, seq: number): string
   expirePaused(runtime: string, maxAgeMs: number): Array<string>
   actionsToRevert(runtime: string, id: string): Array<NativeLogEntry>
   markReverted(runtime: string, id: string, seq: number): void
@@ -112,6 +124,7 @@ export interface NativeCall {
   recordedStable?: string
   requiresApproval: boolean
   ephemeral: boolean
+  idempotent: boolean
 }
 
 export interface NativeDecision {
@@ -139,6 +152,9 @@ export interface NativeExecution {
   connectors?: string
   createdAt: number
   updatedAt: number
+  owner?: string
+  leaseUntil?: number
+  idempotencyKey?: string
   log: Array<NativeLogEntry>
 }
 
@@ -157,6 +173,12 @@ export interface NativeHandleRequest {
   handleId: number
   code: string
   timeout?: number
+}
+
+/** A pass's lease as JS passes it: its owner id and until when (ms since the epoch). */
+export interface NativeLease {
+  owner: string
+  until: number
 }
 
 export interface NativeLogEntry {
@@ -186,6 +208,7 @@ export interface NativePending {
   connector: string
   method: string
   args?: string
+  inDoubt: boolean
 }
 
 /** What a run resolves with on the native side. */
@@ -218,6 +241,23 @@ export interface NativeRequest {
   faultInjection?: string
   /** Keep the isolate after the run and answer with a handle id. */
   retain?: boolean
+}
+
+/**
+ * What `resume` did: `kind` is `"resumed"`, `"missing"`, `"not_paused"` (with `status`),
+ * `"leased"` or `"stale"` (with `waiting`, the seqs awaiting a decision now).
+ */
+export interface NativeResumed {
+  kind: string
+  status?: string
+  waiting?: Array<number>
+}
+
+/** A running execution and its holder. */
+export interface NativeRunningRun {
+  id: string
+  owner?: string
+  leaseUntil?: number
 }
 
 export interface NativeSnippet {

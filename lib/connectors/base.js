@@ -44,8 +44,11 @@ function className(obj) {
  * `instructions()` and the `tool(name, t)` decoration hook. Everything else is derived.
  *
  * A tool (`ConnectorTool`) is `{ description?, inputSchema?, outputSchema?, requiresApproval?,
- * replay?: "log" | "reexecute", execute(args, ctx?), revert?(args, result, ctx?) }`, where
- * `ctx` is `{ executionId }`, stable across the passes of one execution.
+ * replay?: "log" | "reexecute", idempotent?, execute(args, ctx?), revert?(args, result, ctx?) }`,
+ * where `ctx` is `{ executionId, seq, idempotencyKey }`, the same on every pass of one
+ * execution. `idempotent: true` promises that running the call twice with the same
+ * `idempotencyKey` has the effect of running it once: a call left in doubt by a crash is then
+ * retried by recovery instead of waiting for a person.
  */
 class CodemodeConnector {
   #toolsPromise;
@@ -105,8 +108,8 @@ class CodemodeConnector {
 
   /**
    * `{ name, instructions, descriptors: { <tool>: { description, inputSchema, outputSchema } },
-   * annotations }`; `annotations` holds only the tools that require approval and/or are
-   * re-executed on replay.
+   * annotations }`; `annotations` holds only the tools that require approval, are re-executed
+   * on replay, or are idempotent.
    */
   async describe() {
     const tools = await this.resolvedTools();
@@ -122,10 +125,11 @@ class CodemodeConnector {
         inputSchema: toolInputSchema(t),
         outputSchema: t.outputSchema,
       });
-      if (t.requiresApproval || reexecute) {
+      if (t.requiresApproval || reexecute || t.idempotent === true) {
         const annotation = {};
         if (t.requiresApproval) annotation.requiresApproval = true;
         if (reexecute) annotation.replay = 'reexecute';
+        if (t.idempotent === true) annotation.idempotent = true;
         setOwn(annotations, name, annotation);
       }
     }

@@ -23,6 +23,12 @@ const DEFAULT_RUNTIME_NAME = 'default';
 const DEFAULT_MAX_EXECUTIONS = 50;
 const DEFAULT_PAUSED_TTL_MS = 86_400_000;
 const DEFAULT_PATH = path.join('.codemode', 'runtime.db');
+// How long a pass holds its run without renewing (it renews every third of this while it runs).
+// A process that dies leaves its runs orphaned this long at most (at once on the same host,
+// where a dead pid is seen).
+const DEFAULT_LEASE_MS = 30_000;
+// How long approve() and reject() wait for the pass that paused a run to finish ending.
+const HELD_WAIT_MS = 2_000;
 const NAME_PATTERN = /^[a-zA-Z0-9_.-]+$/;
 
 function validateConnectorNames(connectors) {
@@ -49,6 +55,9 @@ class CodemodeRuntimeHandle {
   #facet;
   #setup; // search() and describe(): connectors' describe() once per handle (§6.9)
   #defaultTool;
+  #leaseMs;
+  #durability;
+  #recoverTimer;
 
   constructor(options) {
     this.#connectors = options.connectors;
@@ -57,7 +66,25 @@ class CodemodeRuntimeHandle {
     this.#file = options.path;
     this.#maxExecutions = options.maxExecutions;
     this.#transformResult = options.transformResult;
+    this.#leaseMs = options.leaseMs;
+    this.#durability = options.durability;
     this.#setup = new SetupCache(this.#connectors);
+    if (options.recoverEvery !== undefined) {
+      this.#recoverTimer = setInterval(() => {
+        this.recover().catch((error) => console.error('codemode: recover() failed', error));
+      }, options.recoverEvery);
+      this.#recoverTimer.unref();
+    }
+  }
+
+  #passOptions() {
+    return { leaseMs: this.#leaseMs, transformResult: this.#transformResult };
+  }
+
+  /** Stops the periodic recovery of `recoverEvery` (the store stays usable). */
+  close() {
+    clearInterval(this.#recoverTimer);
+    this.#recoverTimer = undefined;
   }
 
   // The store, opened on first use (an invalid name is reported then, as Cloudflare does).
@@ -66,7 +93,7 @@ class CodemodeRuntimeHandle {
       if (typeof this.#name !== 'string' || !NAME_PATTERN.test(this.#name)) {
         throw new Error(`Invalid codemode runtime name "${this.#name}" — use letters, digits, "_", "-" or "."`);
       }
-      this.#facet = new RuntimeStore(storeAt(this.#file), this.#name);
+      this.#facet = new RuntimeStore(storeAt(this.#file, this.#durability), this.#name);
     }
     return this.#facet;
   }
@@ -85,20 +112,41 @@ class CodemodeRuntimeHandle {
     };
   }
 
-  async #execute(facet, code, setupCache) {
+  async #execute(facet, code, setupCache, idempotencyKey) {
     if (typeof code === 'string' && code.length > MAX_DURABLE_VALUE_BYTES) {
       return { status: 'error', executionId: '', error: tooLargeMessage('The execution code', code.length) };
     }
     const setup = await setupCache.get();
-    const id = facet.begin(code, [...setup.connectorsByName.keys()], this.#maxExecutions);
-    return runPass(id, code, setup, facet, this.#executor, this.#transformResult);
+    if (idempotencyKey !== undefined) this.#clearDeadKeyHolder(facet, idempotencyKey);
+    const begun = facet.begin(code, [...setup.connectorsByName.keys()], this.#maxExecutions, this.#leaseMs, idempotencyKey);
+    if (begun.existing) return recordedOutcome(facet, begun.id);
+    return runPass(begun.id, code, setup, facet, this.#executor, this.#passOptions());
   }
 
-  /** Runs code as a new durable execution (the default tool's execute). */
-  execute({ code } = {}) {
+  // A keyed run whose holder died on this host is orphaned now, so the retry that names its
+  // key is answered as interrupted at once instead of after the lease lapses.
+  #clearDeadKeyHolder(facet, key) {
+    for (const run of facet.running()) {
+      if (run.owner === undefined || run.owner === null) continue;
+      const execution = facet.getExecution(run.id);
+      if (execution && execution.idempotencyKey === key) facet.clearDeadOwner(run.id, run.owner);
+    }
+  }
+
+  /**
+   * Runs code as a new durable execution (the default tool's execute). With `idempotencyKey`,
+   * a second call with the same key starts nothing: it answers the recorded outcome of the
+   * first (`replayed: true`), or `inProgress: true` while it has not ended.
+   */
+  execute({ code, idempotencyKey } = {}) {
     if (typeof code !== 'string') return Promise.reject(new TypeError('execute({ code }): code must be a string'));
+    if (idempotencyKey !== undefined && (typeof idempotencyKey !== 'string' || idempotencyKey.length === 0 || idempotencyKey.length > 1024)) {
+      return Promise.reject(new TypeError('execute({ idempotencyKey }): the key must be a non-empty string of at most 1024 characters'));
+    }
     this.#defaultTool ??= this.tool();
-    return this.#defaultTool.execute({ code });
+    if (idempotencyKey === undefined) return this.#defaultTool.execute({ code });
+    const facet = this.#store();
+    return this.#execute(facet, code, new SetupCache(this.#connectors), idempotencyKey);
   }
 
   async search(query) {
@@ -115,8 +163,13 @@ class CodemodeRuntimeHandle {
     return this.#store().listPending(executionId);
   }
 
-  /** Approves the paused run's pending action(s) and runs the next pass (replaying the rest). */
-  async approve({ executionId } = {}) {
+  /**
+   * Approves the paused run's pending action(s) and runs the next pass (replaying the rest).
+   * With `seq`, only if that is the action awaiting approval now (Cloudflare's form without it
+   * approves whatever waits when the call lands, which races with a run that moved on). A
+   * call in doubt is retried.
+   */
+  async approve({ executionId, seq } = {}) {
     executionId = String(executionId);
     const facet = this.#store();
     // Fresh setup, not a SetupCache: the contract (§6.9 approve, step 1) and Cloudflare's
@@ -133,45 +186,86 @@ class CodemodeRuntimeHandle {
     if (missing.length > 0) {
       return { status: 'error', executionId, error: requiresMessage(`Execution "${executionId}"`, missing) };
     }
-    if (!facet.resume(executionId)) {
-      // Re-read: the status that made resume fail may be newer than `execution` (a racing
-      // reject, approve or expiry in another process).
-      const now = facet.getExecution(executionId);
-      const error = now === undefined
-        ? `No execution "${executionId}" to resume.`
-        : `Execution "${executionId}" is not paused (status: ${now.status}); only a paused run can be approved.`;
-      return { status: 'error', executionId, error };
+    const resumed = await this.#whenUnheld(facet, executionId, () => facet.resume(executionId, this.#leaseMs, seq === undefined ? undefined : Number(seq)));
+    if (resumed.kind !== 'resumed') {
+      return { status: 'error', executionId, error: refusal(facet, executionId, resumed, seq) };
     }
-    return runPass(executionId, execution.code, setup, facet, this.#executor, this.#transformResult);
+    return runPass(executionId, execution.code, setup, facet, this.#executor, this.#passOptions());
+  }
+
+  // Runs `attempt` (a store operation answering `leased` while the pass that paused the run
+  // still holds it) until it answers otherwise: for HELD_WAIT_MS, or at once if the holder is a
+  // dead process (its lease is cleared).
+  async #whenUnheld(facet, executionId, attempt) {
+    const until = Date.now() + HELD_WAIT_MS;
+    for (;;) {
+      const outcome = attempt();
+      const kind = typeof outcome === 'string' ? outcome : outcome.kind;
+      if (kind !== 'leased') return outcome;
+      const now = facet.getExecution(executionId);
+      if (now !== undefined && facet.clearDeadOwner(executionId, now.owner)) continue;
+      if (Date.now() >= until) return outcome;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
   }
 
   /** Rejects the pending action at `seq`; false when it was no longer pending. */
   async reject({ seq, executionId } = {}) {
-    const rejected = this.#store().reject(String(executionId), Number(seq));
+    const facet = this.#store();
+    const id = String(executionId);
+    const outcome = await this.#whenUnheld(facet, id, () => facet.reject(id, Number(seq)));
+    const rejected = outcome === 'rejected';
     if (rejected) await eachConnector(this.#connectors, (c) => c.disposeExecution(executionId, 'rejected'));
     return rejected;
   }
 
-  /** Reverts the run's applied actions, newest first; throws after trying all if any failed. */
+  /**
+   * Records that the call in doubt at `seq` did take effect, with `result` (as the tool would
+   * have returned it); the run stays paused, and approve() continues it, replaying that
+   * result. False when that call is not in doubt.
+   */
+  async markDone({ executionId, seq, result } = {}) {
+    return this.#store().markDone(String(executionId), Number(seq), result);
+  }
+
+  /**
+   * Reverts the run's actions whose effect is or may be in force, newest first: applied ones,
+   * and calls in doubt (their revert gets `ctx.resultUnknown: true` and no result). The run is
+   * marked rolled back only when nothing that may be in force was left: a failed revert, or a
+   * call in doubt whose tool has no revert, makes it throw after trying all, naming them. A
+   * run that a pass holds is refused.
+   */
   async rollback({ executionId } = {}) {
     const facet = this.#store();
+    const execution = facet.getExecution(executionId);
+    if (execution !== undefined && execution.leaseUntil !== undefined && execution.leaseUntil >= Date.now() && !facet.clearDeadOwner(executionId, execution.owner)) {
+      throw new Error(`Execution "${executionId}" is held by a pass in progress; roll it back once that pass has ended.`);
+    }
     const byName = new Map(this.#connectors.map((c) => [c.name(), c]));
     const entries = facet.actionsToRevert(executionId);
     let reverted = 0;
     const failures = [];
     for (const entry of entries) {
+      const inDoubt = entry.state !== 'applied';
       const connector = byName.get(entry.connector);
-      if (connector === undefined) continue;
+      if (connector === undefined) {
+        if (inDoubt) failures.push(`${entry.connector}.${entry.method} (step ${entry.seq}, in doubt): its connector is not configured here`);
+        continue;
+      }
+      const ctx = { executionId, seq: entry.seq, idempotencyKey: `${executionId}:${entry.seq}` };
+      if (inDoubt) ctx.resultUnknown = true;
       try {
-        if (await connector.revertAction(entry.method, entry.args, entry.result, { executionId })) {
+        if (await connector.revertAction(entry.method, entry.args, inDoubt ? undefined : entry.result, ctx)) {
           facet.markReverted(executionId, entry.seq);
           reverted++;
+        } else if (inDoubt) {
+          failures.push(`${entry.connector}.${entry.method} (step ${entry.seq}, in doubt): it has no revert, and its effect may be in force`);
         }
       } catch (error) {
         failures.push(`${entry.connector}.${entry.method}: ${messageOf(error)}`);
       }
     }
-    if (reverted > 0) {
+    if (reverted > 0 && failures.length === 0) {
       facet.markRolledBack(executionId);
       await eachConnector(this.#connectors, (c) => c.disposeExecution(executionId, 'rolled_back'));
     }
@@ -180,7 +274,33 @@ class CodemodeRuntimeHandle {
     }
   }
 
-  /** Expires paused (and stale running) runs older than `maxAgeMs`; returns their ids. */
+  /**
+   * Takes up the runs that no live process holds (their pass died: its lease lapsed, or its
+   * process is gone from this host) and runs each again from its log; calls left in doubt are
+   * retried when their tool is idempotent, otherwise the run pauses for a person (pending()
+   * lists them with `inDoubt: true`). Resolves with one outcome per run taken up. A run whose
+   * connectors are not all configured here is left for a process that has them.
+   */
+  async recover() {
+    const facet = this.#store();
+    const setup = await loadSetup(this.#connectors);
+    const names = new Set(setup.connectorsByName.keys());
+    const outcomes = [];
+    for (const run of facet.running()) {
+      const held = run.leaseUntil !== undefined && run.leaseUntil !== null && run.leaseUntil >= Date.now();
+      if (held && !facet.clearDeadOwner(run.id, run.owner)) continue;
+      const execution = facet.getExecution(run.id);
+      if (execution === undefined || missingConnectors(execution.connectors, names).length > 0) continue;
+      if (!facet.claim(run.id, this.#leaseMs)) continue; // another process took it first
+      outcomes.push(await runPass(run.id, execution.code, setup, facet, this.#executor, this.#passOptions()));
+    }
+    return outcomes;
+  }
+
+  /**
+   * Expires paused runs and orphaned running ones not updated for `maxAgeMs`; returns their
+   * ids. A run that a live pass holds is never expired.
+   */
   async expirePaused({ maxAgeMs = DEFAULT_PAUSED_TTL_MS } = {}) {
     const expired = this.#store().expirePaused(maxAgeMs);
     for (const id of expired) await eachConnector(this.#connectors, (c) => c.disposeExecution(id, 'rejected'));
@@ -224,6 +344,41 @@ class CodemodeRuntimeHandle {
   }
 }
 
+// The answer to a keyed execute whose key names an existing run: its recorded outcome.
+function recordedOutcome(facet, id) {
+  const execution = facet.getExecution(id);
+  if (execution === undefined) return { status: 'error', executionId: id, error: `No execution "${id}"` };
+  const calls = execution.log;
+  switch (execution.status) {
+    case 'completed':
+      return { status: 'completed', executionId: id, result: execution.result, logs: execution.logs, calls, replayed: true };
+    case 'paused':
+      return { status: 'paused', executionId: id, pending: facet.listPending(id), calls, inProgress: true };
+    case 'running':
+      return { status: 'running', executionId: id, calls, inProgress: true };
+    default:
+      return { status: 'error', executionId: id, error: execution.error ?? `Execution ended: ${execution.status}`, calls, replayed: true };
+  }
+}
+
+// Why an approval was refused, naming what waits now.
+function refusal(facet, executionId, resumed, seq) {
+  switch (resumed.kind) {
+    case 'missing':
+      return `No execution "${executionId}" to resume.`;
+    case 'not_paused':
+      return `Execution "${executionId}" is not paused (status: ${resumed.status}); only a paused run can be approved.`;
+    case 'leased':
+      return `Execution "${executionId}" is still held by the pass that paused it; try again in a moment.`;
+    default: {
+      const waiting = facet.listPending(executionId).map((p) => `${p.connector}.${p.method} (seq ${p.seq}${p.inDoubt ? ', in doubt' : ''})`);
+      const now = waiting.length === 0 ? 'nothing awaits approval now' : `awaiting now: ${waiting.join(', ')}`;
+      const what = waiting.length > 1 ? '; approve without seq to approve them all' : '';
+      return `Execution "${executionId}" has no single action ${seq} awaiting approval: ${now}${what}.`;
+    }
+  }
+}
+
 /**
  * createCodemodeRuntime({ executor, connectors, name?, path?, maxExecutions?, transformResult? }):
  * the durable runtime over a SQLite file (`path`, default `.codemode/runtime.db` under the
@@ -231,7 +386,7 @@ class CodemodeRuntimeHandle {
  */
 // The options createCodemodeRuntime reads; Cloudflare's `ctx` (the Durable Object's state, which
 // `path` replaces here) is accepted and ignored so that code written for Workers passes it.
-const RUNTIME_OPTIONS = ['executor', 'connectors', 'name', 'path', 'maxExecutions', 'transformResult'];
+const RUNTIME_OPTIONS = ['executor', 'connectors', 'name', 'path', 'maxExecutions', 'transformResult', 'leaseMs', 'recoverEvery', 'durability'];
 const CLOUDFLARE_ONLY_RUNTIME_OPTIONS = ['ctx'];
 
 function createCodemodeRuntime(options = {}) {
@@ -242,7 +397,21 @@ function createCodemodeRuntime(options = {}) {
   if (options.executor === undefined || options.executor === null || typeof options.executor.execute !== 'function') {
     throw new TypeError('createCodemodeRuntime: options.executor must implement execute(code, providers, options)');
   }
+  const leaseMs = options.leaseMs === undefined ? DEFAULT_LEASE_MS : options.leaseMs;
+  if (!Number.isInteger(leaseMs) || leaseMs < 100 || leaseMs > 3_600_000) {
+    throw invalidArgument(`createCodemodeRuntime: leaseMs must be an integer between 100 and 3600000 (got ${leaseMs})`);
+  }
+  if (options.recoverEvery !== undefined && (!Number.isInteger(options.recoverEvery) || options.recoverEvery < 100)) {
+    throw invalidArgument(`createCodemodeRuntime: recoverEvery must be an integer of at least 100 ms (got ${options.recoverEvery})`);
+  }
+  const durability = options.durability === undefined ? 'normal' : options.durability;
+  if (durability !== 'normal' && durability !== 'full') {
+    throw invalidArgument(`createCodemodeRuntime: durability must be "normal" or "full" (got ${JSON.stringify(durability)})`);
+  }
   return new CodemodeRuntimeHandle({
+    leaseMs,
+    durability,
+    recoverEvery: options.recoverEvery,
     connectors,
     executor: options.executor,
     name: options.name === undefined ? DEFAULT_RUNTIME_NAME : options.name,
@@ -257,5 +426,6 @@ module.exports = {
   CodemodeRuntimeHandle,
   DEFAULT_MAX_EXECUTIONS,
   DEFAULT_PAUSED_TTL_MS,
+  DEFAULT_LEASE_MS,
   MAX_DURABLE_VALUE_BYTES,
 };

@@ -91,26 +91,36 @@ function withGlobalsHint(message, setup) {
 }
 
 // Connector bindings for one pass: each call takes the next seq, asks the store, and runs,
-// replays or pauses. A binding never rejects: failures become the error marker.
-function connectorBindings(setup, facet, id, cursor) {
+// replays or pauses. A binding never rejects: failures become the error marker. Calls under way
+// are kept in `inFlight`, so a pass interrupted by the machinery can wait for their effects to
+// be recorded before it lets the run go.
+function connectorBindings(setup, facet, id, cursor, inFlight) {
   return setup.descriptions.map((description) => ({
     name: description.name,
     binding: {
-      callTool: async (method, args) => {
-        try {
-          const seq = cursor.next();
-          const annotation = setup.annotations.get(`${description.name}.${method}`) || {};
-          const decision = facet.decide(id, seq, description.name, method, args, annotation.requiresApproval === true, annotation.replay === 'reexecute');
-          if (decision.kind === 'replay') return decision.result;
-          if (decision.kind === 'pause') return { [CONTROL_KEY]: 'pause' };
-          const connector = setup.connectorsByName.get(description.name);
-          const result = await connector.executeTool(method, args, { executionId: id });
-          facet.recordResult(id, seq, description.name, method, result);
-          return result;
-        } catch (error) {
-          console.error(`codemode: ${description.name}.${method} failed (execution ${id})`, error);
-          return { [CONTROL_KEY]: 'error', message: messageOf(error) };
-        }
+      callTool: (method, args) => {
+        const call = (async () => {
+          try {
+            const seq = cursor.next();
+            const annotation = setup.annotations.get(`${description.name}.${method}`) || {};
+            const decision = facet.decide(id, seq, description.name, method, args, annotation.requiresApproval === true, annotation.replay === 'reexecute', annotation.idempotent === true);
+            if (decision.kind === 'replay') return decision.result;
+            if (decision.kind === 'pause') return { [CONTROL_KEY]: 'pause' };
+            const connector = setup.connectorsByName.get(description.name);
+            // The key is the same on every pass of this execution, so a retried call in doubt
+            // can be recognised by the tool.
+            const ctx = { executionId: id, seq, idempotencyKey: `${id}:${seq}` };
+            const result = await connector.executeTool(method, args, ctx);
+            facet.recordResult(id, seq, description.name, method, result);
+            return result;
+          } catch (error) {
+            console.error(`codemode: ${description.name}.${method} failed (execution ${id})`, error);
+            return { [CONTROL_KEY]: 'error', message: messageOf(error) };
+          }
+        })();
+        inFlight.add(call);
+        call.finally(() => inFlight.delete(call));
+        return call;
       },
     },
   }));
@@ -153,12 +163,40 @@ async function applyTransform(transformResult, result) {
   }
 }
 
-async function runPass(id, code, setup, facet, executor, transformResult) {
+// Faults of the machinery, not of the program: the run goes back to where it was (running, held
+// by nobody) and is retried, instead of being ended by them.
+const MACHINERY_FAULTS = new Set(['ERR_WORKER_LOST', 'ERR_QUEUE_FULL', 'ERR_DISPOSED']);
+// Passes tried at once after a machinery fault before the run is left for recover().
+const MACHINERY_RETRIES = 2;
+
+/**
+ * Runs passes over a run this process holds (begin, resume or claim took its lease) until one
+ * ends without a machinery fault, at most 1 + MACHINERY_RETRIES; the lease is renewed while a
+ * pass runs. `options`: { leaseMs, transformResult }.
+ */
+async function runPass(id, code, setup, facet, executor, options) {
+  for (let attempt = 0; ; attempt++) {
+    const outcome = await onePass(id, code, setup, facet, executor, options);
+    if (outcome.interrupted === undefined || attempt >= MACHINERY_RETRIES) return outcome;
+    if (!facet.claim(id, options.leaseMs)) return outcome; // another process took it up
+  }
+}
+
+async function onePass(id, code, setup, facet, executor, { leaseMs, transformResult }) {
   let n = 0;
   const cursor = { next: () => n++ };
-  const bindings = connectorBindings(setup, facet, id, cursor);
+  const inFlight = new Set();
+  const bindings = connectorBindings(setup, facet, id, cursor, inFlight);
   const provider = platformProvider(setup, bindings, facet, executor, id, cursor);
   const connectors = [...setup.connectorsByName.values()];
+  const renewal = setInterval(() => {
+    try {
+      facet.renew(id, leaseMs);
+    } catch {
+      // A failed renewal is retried on the next tick; the lease runs a few ticks long.
+    }
+  }, Math.max(10, Math.floor(leaseMs / 3)));
+  renewal.unref();
   let ended = false;
   const endPass = async (status) => {
     ended = true;
@@ -173,11 +211,31 @@ async function runPass(id, code, setup, facet, executor, transformResult) {
     } catch (error) {
       threw = error;
     }
+    if (threw !== undefined && MACHINERY_FAULTS.has(threw.code)) {
+      // The program did not fail; its pass was cut short. Effects already under way are
+      // recorded first, then the run is let go as it stands, for a retry.
+      await Promise.allSettled([...inFlight]);
+      ended = true;
+      facet.release(id);
+      const message = messageOf(threw);
+      return {
+        status: 'error',
+        executionId: id,
+        error: `The pass was interrupted (${threw.code}: ${message}); the run was kept and can be resumed by recover()`,
+        interrupted: threw.code,
+      };
+    }
     // The stored status is the source of truth, not what the program threw.
     const execution = facet.getExecution(id);
     const calls = execution && execution.log;
+    if (execution && execution.status === 'running' && !facet.holds(execution)) {
+      ended = true; // not ours any more: the process that took it over ends it
+      return { status: 'error', executionId: id, error: 'This pass lost its hold on the run (its lease lapsed and another process took it over)', calls };
+    }
     if (execution && execution.status === 'paused') {
       await endPass('paused');
+      // Held until here, so an approval cannot resume the run while this pass still ends.
+      facet.release(id);
       return { status: 'paused', executionId: id, pending: facet.listPending(id), calls };
     }
     if (execution && execution.status === 'error') {
@@ -203,6 +261,7 @@ async function runPass(id, code, setup, facet, executor, transformResult) {
     await endPass('completed');
     return { status: 'completed', executionId: id, result: await applyTransform(transformResult, result), logs: output && output.logs, calls };
   } finally {
+    clearInterval(renewal);
     if (!ended) await endPass('error');
   }
 }

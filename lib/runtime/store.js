@@ -4,6 +4,7 @@
 // handle and the pass reach the store only through a facet, so the name and the conversions live
 // in one place.
 
+const os = require('node:os');
 const path = require('node:path');
 const { randomUUID } = require('node:crypto');
 const { NativeStore } = require('../native.js');
@@ -11,18 +12,42 @@ const {
   toStored, parseForStorage, stableStringify, stringifyForStorage, logsForStorage, MAX_DURABLE_VALUE_BYTES,
 } = require('./durable.js');
 
-// One NativeStore per file in this process (SQLite connections are per file; the store
-// serializes its own access).
+// One NativeStore per file (and durability) in this process (SQLite connections are per file;
+// the store serializes its own access).
 const stores = new Map();
-function storeAt(file) {
-  if (file === ':memory:') return new NativeStore(':memory:');
-  const resolved = path.resolve(file);
-  let store = stores.get(resolved);
+function storeAt(file, durability = 'normal') {
+  if (file === ':memory:') return new NativeStore(':memory:', durability);
+  const key = `${durability}:${path.resolve(file)}`;
+  let store = stores.get(key);
   if (store === undefined) {
-    store = new NativeStore(resolved);
-    stores.set(resolved, store);
+    store = new NativeStore(path.resolve(file), durability);
+    stores.set(key, store);
   }
   return store;
+}
+
+// Who holds a run while a pass of this process runs it: host, pid and a random part (a later
+// process that gets the same pid, as in a restarted container, is a different owner).
+const HOST = os.hostname();
+const OWNER = `${HOST}/${process.pid}/${randomUUID()}`;
+
+/**
+ * Whether the owner of a lease is known to be dead: a process of this host that no longer
+ * exists, or an earlier process that had this process's pid. An owner on another host is
+ * never known dead (its lease must lapse).
+ */
+function ownerIsDead(owner) {
+  if (typeof owner !== 'string' || owner === OWNER) return false;
+  const [host, pidText] = owner.split('/');
+  const pid = Number(pidText);
+  if (host !== HOST || !Number.isInteger(pid) || pid <= 0) return false;
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return error.code === 'ESRCH';
+  }
 }
 
 function newExecutionId() {
@@ -59,11 +84,18 @@ function toExecution(row) {
     connectors: row.connectors ? JSON.parse(row.connectors) : undefined,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
+    owner: row.owner ?? undefined,
+    leaseUntil: row.leaseUntil ?? undefined,
+    idempotencyKey: row.idempotencyKey ?? undefined,
   };
 }
 
 function toPending(row) {
-  return { executionId: row.executionId, seq: row.seq, connector: row.connector, method: row.method, args: parseForStorage(row.args) };
+  const pending = { executionId: row.executionId, seq: row.seq, connector: row.connector, method: row.method, args: parseForStorage(row.args) };
+  // A call in doubt: its pass ended before recording it. approve({ executionId, seq })
+  // retries it; markDone({ executionId, seq, result }) records that it did take effect.
+  if (row.inDoubt) pending.inDoubt = true;
+  return pending;
 }
 
 function toSnippet(row) {
@@ -89,20 +121,67 @@ class RuntimeStore {
     this.#name = name;
   }
 
-  begin(code, connectorNames, maxExecutions) {
+  #lease(leaseMs) {
+    return { owner: OWNER, until: Date.now() + leaseMs };
+  }
+
+  /**
+   * Starts a run held by this process for `leaseMs`: `{ id, existing: false }`, or, when an
+   * execution already has `idempotencyKey`, `{ id: <that one>, existing: true }` (an orphaned
+   * one is first ended as interrupted).
+   */
+  begin(code, connectorNames, maxExecutions, leaseMs, idempotencyKey) {
     const id = newExecutionId();
-    this.#store.begin(this.#name, id, code, JSON.stringify(connectorNames), maxExecutions);
-    return id;
+    const existing = this.#store.begin(this.#name, id, code, JSON.stringify(connectorNames), maxExecutions, this.#lease(leaseMs), idempotencyKey ?? undefined);
+    return existing === null || existing === undefined ? { id, existing: false } : { id: existing, existing: true };
   }
 
-  resume(id) {
-    return this.#store.resume(this.#name, id);
+  /** `{ kind: 'resumed' | 'missing' | 'not_paused' | 'leased' | 'stale', status?, waiting? }`. */
+  resume(id, leaseMs, seq) {
+    return this.#store.resume(this.#name, id, this.#lease(leaseMs), seq ?? undefined);
   }
 
-  decide(id, seq, connector, method, args, requiresApproval, ephemeral) {
+  renew(id, leaseMs) {
+    return this.#store.renew(this.#name, id, this.#lease(leaseMs));
+  }
+
+  release(id) {
+    return this.#store.release(this.#name, id, OWNER);
+  }
+
+  claim(id, leaseMs) {
+    return this.#store.claim(this.#name, id, this.#lease(leaseMs));
+  }
+
+  /** Running executions: `{ id, owner?, leaseUntil? }`, oldest first. */
+  running() {
+    return this.#store.running(this.#name);
+  }
+
+  /**
+   * If the run's holder is a dead process (see ownerIsDead), clears its lease so the run can
+   * be resumed, rejected or recovered now. True when it did.
+   */
+  clearDeadOwner(id, owner) {
+    return ownerIsDead(owner) && this.#store.clearDeadOwner(this.#name, id, owner);
+  }
+
+  /** A person's word that the call in doubt at `seq` took effect, with `result`. */
+  markDone(id, seq, result) {
+    const stored = toStored(`The result given for step ${seq}`, result);
+    if (stored.error !== undefined) throw new Error(stored.error);
+    return this.#store.markDone(this.#name, id, seq, stored.text ?? undefined);
+  }
+
+  /** Whether this process holds the run now. */
+  holds(execution) {
+    return execution !== undefined && execution.owner === OWNER;
+  }
+
+  decide(id, seq, connector, method, args, requiresApproval, ephemeral, idempotent) {
     const stored = toStored(`Arguments to ${connector}.${method}`, args);
     const recorded = stored.text === undefined ? undefined : stableStringify(parseForStorage(stored.text));
-    const decision = this.#store.decide(this.#name, id, {
+    const decision = this.#store.decide(this.#name, id, OWNER, {
       seq,
       connector,
       method,
@@ -112,6 +191,7 @@ class RuntimeStore {
       recordedStable: recorded,
       requiresApproval,
       ephemeral,
+      idempotent: idempotent === true,
     });
     if (decision.kind === 'replay') return { kind: 'replay', result: parseForStorage(decision.result) };
     return { kind: decision.kind, seq };
@@ -128,20 +208,20 @@ class RuntimeStore {
     const text = stored.error === undefined
       ? stored.text
       : stringifyForStorage(`[codemode: result omitted from the audit trail — ${stored.error}]`);
-    return this.#store.complete(this.#name, id, text === null ? undefined : text, logsForStorage(logs) ?? undefined);
+    return this.#store.complete(this.#name, id, OWNER, text === null ? undefined : text, logsForStorage(logs) ?? undefined);
   }
 
   /** False when the run was no longer running. */
   fail(id, error, logs) {
-    return this.#store.fail(this.#name, id, String(error).slice(0, MAX_DURABLE_VALUE_BYTES), logsForStorage(logs) ?? undefined);
+    return this.#store.fail(this.#name, id, OWNER, String(error).slice(0, MAX_DURABLE_VALUE_BYTES), logsForStorage(logs) ?? undefined);
   }
 
-  /** False when the action at `seq` was no longer pending. */
+  /** `'rejected'`, `'not_pending'` (no longer waiting) or `'leased'` (its pass is ending). */
   reject(id, seq) {
     return this.#store.reject(this.#name, id, seq);
   }
 
-  /** The applied actions that can be reverted, newest first, as log entries. */
+  /** The actions whose effect is or may be in force (applied, executing or in doubt), newest first. */
   actionsToRevert(id) {
     return this.#store.actionsToRevert(this.#name, id).map(toEntry);
   }
@@ -213,4 +293,4 @@ class RuntimeStore {
   }
 }
 
-module.exports = { storeAt, RuntimeStore };
+module.exports = { storeAt, RuntimeStore, ownerIsDead, OWNER };

@@ -6,8 +6,8 @@
 
 use crate::error::{ErrorCode, Fault};
 use crate::store::{
-    Call, Decision, Execution, LogEntry, Pending, Snippet, Store, StoreError, MAX_DURABLE_UNITS,
-    STEP_CONNECTOR,
+    Begun, Call, Decision, Durability, Execution, Lease, LogEntry, Pending, Rejected, Resumed,
+    Snippet, Store, StoreError, MAX_DURABLE_UNITS, STEP_CONNECTOR,
 };
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -55,6 +55,9 @@ pub struct NativeExecution {
     pub connectors: Option<String>,
     pub created_at: f64,
     pub updated_at: f64,
+    pub owner: Option<String>,
+    pub lease_until: Option<f64>,
+    pub idempotency_key: Option<String>,
     pub log: Vec<NativeLogEntry>,
 }
 
@@ -70,6 +73,9 @@ impl From<Execution> for NativeExecution {
             connectors: e.connectors,
             created_at: e.created_at as f64,
             updated_at: e.updated_at as f64,
+            owner: e.owner,
+            lease_until: e.lease_until.map(|t| t as f64),
+            idempotency_key: e.idempotency_key,
             log: e.log.into_iter().map(Into::into).collect(),
         }
     }
@@ -82,6 +88,7 @@ pub struct NativePending {
     pub connector: String,
     pub method: String,
     pub args: Option<String>,
+    pub in_doubt: bool,
 }
 
 impl From<Pending> for NativePending {
@@ -92,8 +99,42 @@ impl From<Pending> for NativePending {
             connector: p.connector,
             method: p.method,
             args: p.args,
+            in_doubt: p.in_doubt,
         }
     }
+}
+
+/// A pass's lease as JS passes it: its owner id and until when (ms since the epoch).
+#[napi(object)]
+pub struct NativeLease {
+    pub owner: String,
+    pub until: f64,
+}
+
+impl NativeLease {
+    fn lease(&self) -> Lease<'_> {
+        Lease {
+            owner: &self.owner,
+            until_ms: self.until as i64,
+        }
+    }
+}
+
+/// What `resume` did: `kind` is `"resumed"`, `"missing"`, `"not_paused"` (with `status`),
+/// `"leased"` or `"stale"` (with `waiting`, the seqs awaiting a decision now).
+#[napi(object)]
+pub struct NativeResumed {
+    pub kind: String,
+    pub status: Option<String>,
+    pub waiting: Option<Vec<i64>>,
+}
+
+/// A running execution and its holder.
+#[napi(object)]
+pub struct NativeRunningRun {
+    pub id: String,
+    pub owner: Option<String>,
+    pub lease_until: Option<f64>,
 }
 
 #[napi(object)]
@@ -119,6 +160,7 @@ pub struct NativeCall {
     pub recorded_stable: Option<String>,
     pub requires_approval: bool,
     pub ephemeral: bool,
+    pub idempotent: bool,
 }
 
 #[napi(object)]
@@ -136,13 +178,25 @@ pub struct NativeStore {
 
 #[napi]
 impl NativeStore {
+    /// `durability`: `"normal"` (the default) or `"full"`.
     #[napi(constructor)]
-    pub fn new(path: String) -> Result<Self, ErrorCode> {
+    pub fn new(path: String, durability: Option<String>) -> Result<Self, ErrorCode> {
+        let durability = match durability.as_deref() {
+            None => Durability::Normal,
+            Some(text) => Durability::parse(text).ok_or_else(|| {
+                thrown(StoreError::missing(format!(
+                    "durability must be \"normal\" or \"full\" (got {text:?})"
+                )))
+            })?,
+        };
         Ok(NativeStore {
-            store: Store::open(&path).map_err(thrown)?,
+            store: Store::open(&path, durability).map_err(thrown)?,
         })
     }
 
+    /// The id of the execution that already has `key` (nothing was started), or null when
+    /// a new one was started with `id`.
+    #[allow(clippy::too_many_arguments)]
     #[napi]
     pub fn begin(
         &self,
@@ -151,15 +205,126 @@ impl NativeStore {
         code: String,
         connectors_json: String,
         max_executions: i64,
-    ) -> Result<(), ErrorCode> {
+        lease: NativeLease,
+        key: Option<String>,
+    ) -> Result<Option<String>, ErrorCode> {
+        let begun = self
+            .store
+            .begin(
+                &runtime,
+                &id,
+                &code,
+                &connectors_json,
+                max_executions,
+                &lease.lease(),
+                key.as_deref(),
+            )
+            .map_err(thrown)?;
+        Ok(match begun {
+            Begun::Started => None,
+            Begun::Existing(existing) => Some(existing),
+        })
+    }
+
+    #[napi]
+    pub fn resume(
+        &self,
+        runtime: String,
+        id: String,
+        lease: NativeLease,
+        seq: Option<i64>,
+    ) -> Result<NativeResumed, ErrorCode> {
+        let resumed = self
+            .store
+            .resume(&runtime, &id, &lease.lease(), seq)
+            .map_err(thrown)?;
+        let kind = |kind: &str| NativeResumed {
+            kind: kind.to_string(),
+            status: None,
+            waiting: None,
+        };
+        Ok(match resumed {
+            Resumed::Resumed => kind("resumed"),
+            Resumed::Missing => kind("missing"),
+            Resumed::Leased => kind("leased"),
+            Resumed::NotPaused(status) => NativeResumed {
+                status: Some(status.as_str().to_string()),
+                ..kind("not_paused")
+            },
+            Resumed::Stale(waiting) => NativeResumed {
+                waiting: Some(waiting),
+                ..kind("stale")
+            },
+        })
+    }
+
+    #[napi]
+    pub fn renew(
+        &self,
+        runtime: String,
+        id: String,
+        lease: NativeLease,
+    ) -> Result<bool, ErrorCode> {
         self.store
-            .begin(&runtime, &id, &code, &connectors_json, max_executions)
+            .renew(&runtime, &id, &lease.lease())
             .map_err(thrown)
     }
 
     #[napi]
-    pub fn resume(&self, runtime: String, id: String) -> Result<bool, ErrorCode> {
-        self.store.resume(&runtime, &id).map_err(thrown)
+    pub fn release(&self, runtime: String, id: String, owner: String) -> Result<bool, ErrorCode> {
+        self.store.release(&runtime, &id, &owner).map_err(thrown)
+    }
+
+    #[napi]
+    pub fn clear_dead_owner(
+        &self,
+        runtime: String,
+        id: String,
+        owner: String,
+    ) -> Result<bool, ErrorCode> {
+        self.store
+            .clear_dead_owner(&runtime, &id, &owner)
+            .map_err(thrown)
+    }
+
+    #[napi]
+    pub fn claim(
+        &self,
+        runtime: String,
+        id: String,
+        lease: NativeLease,
+    ) -> Result<bool, ErrorCode> {
+        self.store
+            .claim(&runtime, &id, &lease.lease())
+            .map_err(thrown)
+    }
+
+    #[napi]
+    pub fn running(&self, runtime: String) -> Result<Vec<NativeRunningRun>, ErrorCode> {
+        Ok(self
+            .store
+            .running(&runtime)
+            .map_err(thrown)?
+            .into_iter()
+            .map(|r| NativeRunningRun {
+                id: r.id,
+                owner: r.owner,
+                lease_until: r.lease_until.map(|t| t as f64),
+            })
+            .collect())
+    }
+
+    #[napi]
+    pub fn mark_done(
+        &self,
+        runtime: String,
+        id: String,
+        seq: i64,
+        result: Option<String>,
+    ) -> Result<bool, ErrorCode> {
+        self.store
+            .mark_done(&runtime, &id, seq, result.as_deref())
+            .map_err(thrown)
     }
 
     #[napi]
@@ -167,6 +332,7 @@ impl NativeStore {
         &self,
         runtime: String,
         id: String,
+        owner: String,
         call: NativeCall,
     ) -> Result<NativeDecision, ErrorCode> {
         let args = match call.args_error {
@@ -178,6 +344,7 @@ impl NativeStore {
             .decide(
                 &runtime,
                 &id,
+                &owner,
                 &Call {
                     seq: call.seq,
                     connector: &call.connector,
@@ -187,6 +354,7 @@ impl NativeStore {
                     recorded_stable: call.recorded_stable,
                     requires_approval: call.requires_approval,
                     ephemeral: call.ephemeral,
+                    idempotent: call.idempotent,
                 },
             )
             .map_err(thrown)?;
@@ -230,11 +398,18 @@ impl NativeStore {
         &self,
         runtime: String,
         id: String,
+        owner: String,
         result: Option<String>,
         logs_json: Option<String>,
     ) -> Result<bool, ErrorCode> {
         self.store
-            .complete(&runtime, &id, result.as_deref(), logs_json.as_deref())
+            .complete(
+                &runtime,
+                &id,
+                &owner,
+                result.as_deref(),
+                logs_json.as_deref(),
+            )
             .map_err(thrown)
     }
 
@@ -243,11 +418,12 @@ impl NativeStore {
         &self,
         runtime: String,
         id: String,
+        owner: String,
         error: String,
         logs_json: Option<String>,
     ) -> Result<bool, ErrorCode> {
         self.store
-            .fail(&runtime, &id, &error, logs_json.as_deref())
+            .fail(&runtime, &id, &owner, &error, logs_json.as_deref())
             .map_err(thrown)
     }
 
@@ -266,9 +442,16 @@ impl NativeStore {
             .collect())
     }
 
+    /// `"rejected"`, `"not_pending"` or `"leased"`.
     #[napi]
-    pub fn reject(&self, runtime: String, id: String, seq: i64) -> Result<bool, ErrorCode> {
-        self.store.reject(&runtime, &id, seq).map_err(thrown)
+    pub fn reject(&self, runtime: String, id: String, seq: i64) -> Result<String, ErrorCode> {
+        let rejected = self.store.reject(&runtime, &id, seq).map_err(thrown)?;
+        Ok(match rejected {
+            Rejected::Rejected => "rejected",
+            Rejected::NotPending => "not_pending",
+            Rejected::Leased => "leased",
+        }
+        .to_string())
     }
 
     #[napi]

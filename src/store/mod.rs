@@ -11,11 +11,13 @@
 //!  execution                      moved by
 //!  ─────────                      ────────
 //!  (none)     → running           begin
-//!  running    → paused            decide (a fresh call that requires approval)
+//!  running    → paused            decide (a fresh call that requires approval, or a call
+//!                                 in doubt that is not idempotent)
 //!  paused     → running           resume (approve)
 //!  running    → completed         complete
 //!  running    → error             fail; decide/record_result on divergence or an
-//!                                 unrecordable value (fail_run); expire_paused (stale)
+//!                                 unrecordable value (fail_run); expire_paused (orphaned);
+//!                                 begin with the key of an orphaned run (interrupted)
 //!  paused     → rejected          reject; expire_paused
 //!  any        → rolled_back       mark_rolled_back (after rollback reverted the entries)
 //!
@@ -25,6 +27,10 @@
 //!  (none)     → executing         decide (runs now)
 //!  pending    → executing         decide (on the pass after an approval: claimed first)
 //!  executing  → applied           record_result
+//!  executing  → in_doubt          decide on a later pass (the pass that claimed it ended
+//!                                 before recording: the effect may or may not have happened)
+//!  in_doubt   → pending           resume (approve: retry it)
+//!  in_doubt   → applied           record_result (late, or `mark_done` by a person)
 //!  pending    → reverted          reject; expire_paused
 //!  applied    → reverted          mark_reverted (rollback)
 //!  executing, pending → error     fail_run
@@ -33,6 +39,13 @@
 //!
 //! `completed`, `error`, `rejected` and `rolled_back` are terminal ([`Status::TERMINAL`]); only
 //! terminal executions are pruned.
+//!
+//! Ownership. A pass holds a [`Lease`] on its run (`owner`, `lease_until`): `begin`, `resume`
+//! and `claim` take it, `renew` extends it, and `complete`, `fail` and `release` give it up.
+//! Only the owner's `decide`, `complete` and `fail` move a running run; `resume`, `reject` and
+//! `expire_paused` leave a run with a live lease alone (the pass that holds it is still ending).
+//! A running run whose lease has lapsed (or was cleared because its owner died) is orphaned:
+//! `claim` hands it to a recovering pass.
 
 mod schema;
 
@@ -48,6 +61,91 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// The connector name under which `codemode.step(name, fn)` results are logged (never reverted
 /// by a rollback). The JS side reads it from here (`durableConstants()`).
 pub const STEP_CONNECTOR: &str = "__step";
+
+/// The error of a keyed run found orphaned by a retry of `begin` with its key.
+pub const INTERRUPTED: &str =
+    "Interrupted: the process running this execution stopped before it finished, and its lease expired";
+
+/// A pass's hold on its run: an owner id unique to one process, and the instant (ms since the
+/// epoch) until which it holds the run unless renewed.
+#[derive(Clone, Copy, Debug)]
+pub struct Lease<'a> {
+    pub owner: &'a str,
+    pub until_ms: i64,
+}
+
+/// What a write must survive before it returns (SQLite's `synchronous`, in WAL mode).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Durability {
+    /// A crash of the process (the default): committed transactions survive; a power loss or
+    /// an operating-system crash may lose the last ones (never corrupt the file).
+    Normal,
+    /// A power loss too: every commit waits for the disk (fsync), several times slower.
+    Full,
+}
+
+impl Durability {
+    pub fn parse(text: &str) -> Option<Durability> {
+        match text {
+            "normal" => Some(Durability::Normal),
+            "full" => Some(Durability::Full),
+            _ => None,
+        }
+    }
+    fn pragma(self) -> &'static str {
+        match self {
+            Durability::Normal => "NORMAL",
+            Durability::Full => "FULL",
+        }
+    }
+}
+
+/// What `begin` did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Begun {
+    /// A new running execution, held by the caller's lease.
+    Started,
+    /// An execution with this idempotency key exists already (its id): nothing was started.
+    /// If it was running with a lapsed lease, it was first ended with `INTERRUPTED`.
+    Existing(String),
+}
+
+/// What `resume` did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Resumed {
+    /// Running again, held by the caller's lease.
+    Resumed,
+    Missing,
+    /// Not paused (its status now).
+    NotPaused(Status),
+    /// The pass that paused it still holds it (it is finishing): try again shortly.
+    Leased,
+    /// The approval names an action that is not what waits now (the seqs that do).
+    Stale(Vec<i64>),
+}
+
+/// What `reject` did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Rejected {
+    Rejected,
+    /// The entry is not awaiting a decision (a stale reject after an approval).
+    NotPending,
+    /// The pass that paused the run still holds it: try again shortly.
+    Leased,
+}
+
+/// A running execution and who holds it (for recovery).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunningRun {
+    pub id: String,
+    pub owner: Option<String>,
+    pub lease_until: Option<i64>,
+}
+
+/// Whether a lease that runs until `until` is live at `now`.
+fn live(until: Option<i64>, now: i64) -> bool {
+    until.is_some_and(|until| until >= now)
+}
 
 /// A store failure, with a stable code: `ERR_STORE` when the file cannot be read or written
 /// (SQLite's own error, a directory that cannot be made, a schema newer than this build), or
@@ -158,6 +256,9 @@ stored_enum! {
         Applied = "applied",
         Reverted = "reverted",
         Error = "error",
+        /// Decided to run by a pass that ended before recording its result: the effect may or
+        /// may not have happened. Awaits a person (retry, or mark done) unless idempotent.
+        InDoubt = "in_doubt",
     }
 }
 
@@ -190,6 +291,10 @@ pub struct Execution {
     pub connectors: Option<String>,
     pub created_at: i64,
     pub updated_at: i64,
+    /// The pass holding it, and until when (`None`: no pass holds it).
+    pub owner: Option<String>,
+    pub lease_until: Option<i64>,
+    pub idempotency_key: Option<String>,
     pub log: Vec<LogEntry>,
 }
 
@@ -200,6 +305,8 @@ pub struct Pending {
     pub connector: String,
     pub method: String,
     pub args: Option<String>,
+    /// Not awaiting approval but a person's word on a call in doubt (retry or mark done).
+    pub in_doubt: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -238,6 +345,9 @@ pub struct Call<'a> {
     pub recorded_stable: Option<String>,
     pub requires_approval: bool,
     pub ephemeral: bool,
+    /// The tool may run twice with the same idempotency key: a call in doubt is retried
+    /// instead of waiting for a person.
+    pub idempotent: bool,
 }
 
 pub struct Store {
@@ -253,7 +363,7 @@ fn now_ms() -> i64 {
 
 impl Store {
     /// Opens (creating if needed) the store at `path` (`:memory:` for a private in-memory one).
-    pub fn open(path: &str) -> StoreResult<Store> {
+    pub fn open(path: &str, durability: Durability) -> StoreResult<Store> {
         let conn = if path == ":memory:" {
             Connection::open_in_memory()?
         } else {
@@ -272,7 +382,7 @@ impl Store {
         conn.busy_timeout(BUSY_TIMEOUT)?;
         if path != ":memory:" {
             conn.pragma_update(None, "journal_mode", "WAL")?;
-            conn.pragma_update(None, "synchronous", "NORMAL")?;
+            conn.pragma_update(None, "synchronous", durability.pragma())?;
         }
         schema::migrate(&conn)?;
         Ok(Store {
@@ -294,8 +404,11 @@ impl Store {
         Ok(out)
     }
 
-    /// Inserts a `running` execution, then prunes terminal executions beyond the newest
-    /// `max_executions` (the new one excepted).
+    /// Inserts a `running` execution held by `lease`, then prunes terminal executions beyond
+    /// the newest `max_executions` (the new one excepted). With an idempotency `key` that an
+    /// execution already has, starts nothing and names that one (ending it with `INTERRUPTED`
+    /// first if it was running with a lapsed lease).
+    #[allow(clippy::too_many_arguments)]
     pub fn begin(
         &self,
         runtime: &str,
@@ -303,45 +416,211 @@ impl Store {
         code: &str,
         connectors_json: &str,
         max_executions: i64,
-    ) -> StoreResult<()> {
+        lease: &Lease<'_>,
+        key: Option<&str>,
+    ) -> StoreResult<Begun> {
         self.write(|tx| {
             let now = now_ms();
+            if let Some(key) = key {
+                let existing: Option<(String, Status, Option<i64>)> = tx
+                    .query_row(
+                        "SELECT id, status, lease_until FROM cm_executions
+                         WHERE runtime = ?1 AND idempotency_key = ?2",
+                        params![runtime, key],
+                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                    )
+                    .optional()?;
+                if let Some((existing, status, until)) = existing {
+                    if status == Status::Running && !live(until, now) {
+                        end_run(tx, runtime, &existing, Status::Error, INTERRUPTED, now)?;
+                    }
+                    return Ok(Begun::Existing(existing));
+                }
+            }
             tx.execute(
-                "INSERT INTO cm_executions (runtime, id, code, status, connectors, created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?6, ?4, ?5, ?5)",
-                params![runtime, id, code, connectors_json, now, Status::Running],
+                "INSERT INTO cm_executions
+                   (runtime, id, code, status, connectors, created_at, updated_at, owner,
+                    lease_until, idempotency_key)
+                 VALUES (?1, ?2, ?3, ?6, ?4, ?5, ?5, ?7, ?8, ?9)",
+                params![
+                    runtime,
+                    id,
+                    code,
+                    connectors_json,
+                    now,
+                    Status::Running,
+                    lease.owner,
+                    lease.until_ms,
+                    key
+                ],
             )?;
             prune(tx, runtime, max_executions, Some(id))?;
-            Ok(())
+            Ok(Begun::Started)
         })
     }
 
-    /// A paused execution becomes running again; anything else is left alone (false).
-    pub fn resume(&self, runtime: &str, id: &str) -> StoreResult<bool> {
+    /// A paused execution becomes running again, held by `lease`, with its calls in doubt
+    /// approved for a retry. With `seq`, only if that is the one action waiting.
+    pub fn resume(
+        &self,
+        runtime: &str,
+        id: &str,
+        lease: &Lease<'_>,
+        seq: Option<i64>,
+    ) -> StoreResult<Resumed> {
         self.write(|tx| {
-            let changed = tx.execute(
-                "UPDATE cm_executions SET status = ?4, updated_at = ?3
-                 WHERE runtime = ?1 AND id = ?2 AND status = ?5",
-                params![runtime, id, now_ms(), Status::Running, Status::Paused],
+            let now = now_ms();
+            let row: Option<(Status, Option<i64>)> = tx
+                .query_row(
+                    "SELECT status, lease_until FROM cm_executions WHERE runtime = ?1 AND id = ?2",
+                    params![runtime, id],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional()?;
+            let Some((status, until)) = row else {
+                return Ok(Resumed::Missing);
+            };
+            if status != Status::Paused {
+                return Ok(Resumed::NotPaused(status));
+            }
+            if live(until, now) {
+                return Ok(Resumed::Leased);
+            }
+            let waiting = waiting_seqs(tx, runtime, id)?;
+            if let Some(seq) = seq {
+                if waiting != [seq] {
+                    return Ok(Resumed::Stale(waiting));
+                }
+            }
+            tx.execute(
+                "UPDATE cm_log SET state = ?3
+                 WHERE runtime = ?1 AND execution_id = ?2 AND state = ?4",
+                params![runtime, id, EntryState::Pending, EntryState::InDoubt],
             )?;
-            Ok(changed == 1)
+            tx.execute(
+                "UPDATE cm_executions SET status = ?4, updated_at = ?3, owner = ?5, lease_until = ?6
+                 WHERE runtime = ?1 AND id = ?2",
+                params![runtime, id, now, Status::Running, lease.owner, lease.until_ms],
+            )?;
+            Ok(Resumed::Resumed)
+        })
+    }
+
+    /// Extends the caller's lease on a run it holds (running or paused); false when it no
+    /// longer holds it.
+    pub fn renew(&self, runtime: &str, id: &str, lease: &Lease<'_>) -> StoreResult<bool> {
+        self.write(|tx| {
+            Ok(tx.execute(
+                "UPDATE cm_executions SET lease_until = ?4
+                 WHERE runtime = ?1 AND id = ?2 AND owner = ?3",
+                params![runtime, id, lease.owner, lease.until_ms],
+            )? == 1)
+        })
+    }
+
+    /// Gives up the caller's hold on a run (the pass ended with the run paused, or was
+    /// interrupted by a fault of the machinery: the run stays where it was, orphaned, for a
+    /// retry). False when it did not hold it.
+    pub fn release(&self, runtime: &str, id: &str, owner: &str) -> StoreResult<bool> {
+        self.write(|tx| {
+            Ok(tx.execute(
+                "UPDATE cm_executions SET owner = NULL, lease_until = NULL
+                 WHERE runtime = ?1 AND id = ?2 AND owner = ?3",
+                params![runtime, id, owner],
+            )? == 1)
+        })
+    }
+
+    /// Clears the lease of an owner known to be dead (its process is gone), so its run is
+    /// orphaned now rather than when the lease lapses. False when `owner` no longer holds it.
+    pub fn clear_dead_owner(&self, runtime: &str, id: &str, owner: &str) -> StoreResult<bool> {
+        self.release(runtime, id, owner)
+    }
+
+    /// Takes an orphaned run (running, no live lease) for a recovering pass; false when it is
+    /// not orphaned (any more).
+    pub fn claim(&self, runtime: &str, id: &str, lease: &Lease<'_>) -> StoreResult<bool> {
+        self.write(|tx| {
+            Ok(tx.execute(
+                "UPDATE cm_executions SET owner = ?3, lease_until = ?4, updated_at = ?5
+                 WHERE runtime = ?1 AND id = ?2 AND status = ?6
+                   AND (lease_until IS NULL OR lease_until < ?5)",
+                params![
+                    runtime,
+                    id,
+                    lease.owner,
+                    lease.until_ms,
+                    now_ms(),
+                    Status::Running
+                ],
+            )? == 1)
+        })
+    }
+
+    /// Running executions and their holders, oldest first (what recovery looks at).
+    pub fn running(&self, runtime: &str) -> StoreResult<Vec<RunningRun>> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare(
+            "SELECT id, owner, lease_until FROM cm_executions
+             WHERE runtime = ?1 AND status = ?2 ORDER BY created_at, id",
+        )?;
+        let rows = stmt.query_map(params![runtime, Status::Running], |r| {
+            Ok(RunningRun {
+                id: r.get(0)?,
+                owner: r.get(1)?,
+                lease_until: r.get(2)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// A person's word on a call in doubt: it did take effect, with `result` (storage-codec
+    /// JSON). The run stays paused (approve continues it). False when the entry is not in doubt.
+    pub fn mark_done(
+        &self,
+        runtime: &str,
+        id: &str,
+        seq: i64,
+        result: Option<&str>,
+    ) -> StoreResult<bool> {
+        self.write(|tx| {
+            let Some(entry) = entry_at(tx, runtime, id, seq)? else {
+                return Ok(false);
+            };
+            if entry.state != EntryState::InDoubt {
+                return Ok(false);
+            }
+            tx.execute(
+                "UPDATE cm_log SET result = ?4, state = ?5
+                 WHERE runtime = ?1 AND execution_id = ?2 AND seq = ?3",
+                params![runtime, id, seq, result, EntryState::Applied],
+            )?;
+            touch(tx, runtime, id, now_ms())?;
+            Ok(true)
         })
     }
 
     /// The replay decision for one call (docs/cloudflare-compat.md §6.5), in one transaction.
-    pub fn decide(&self, runtime: &str, id: &str, call: &Call<'_>) -> StoreResult<Decision> {
+    /// Only the run's owner gets anything but `Pause`.
+    pub fn decide(
+        &self,
+        runtime: &str,
+        id: &str,
+        owner: &str,
+        call: &Call<'_>,
+    ) -> StoreResult<Decision> {
         self.write(|tx| {
-            let status: Option<Status> = tx
+            let row: Option<(Status, Option<String>)> = tx
                 .query_row(
-                    "SELECT status FROM cm_executions WHERE runtime = ?1 AND id = ?2",
+                    "SELECT status, owner FROM cm_executions WHERE runtime = ?1 AND id = ?2",
                     params![runtime, id],
-                    |r| r.get(0),
+                    |r| Ok((r.get(0)?, r.get(1)?)),
                 )
                 .optional()?;
-            let Some(status) = status else {
+            let Some((status, holder)) = row else {
                 return Err(StoreError::missing(format!("No execution \"{id}\"")));
             };
-            if status != Status::Running {
+            if status != Status::Running || holder.as_deref() != Some(owner) {
                 return Ok(Decision::Pause);
             }
             let now = now_ms();
@@ -380,8 +659,25 @@ impl Store {
                         touch(tx, runtime, id, now)?;
                         return Ok(Decision::Execute);
                     }
-                    // A crash window of an earlier pass: run it again, without re-pausing.
-                    EntryState::Executing => return Ok(Decision::Execute),
+                    // Claimed by an earlier pass that never recorded it: the effect may or may
+                    // not have happened. An idempotent tool (or a read re-executed on every
+                    // pass) runs again with the same key; any other waits for a person.
+                    EntryState::Executing | EntryState::InDoubt
+                        if call.idempotent || entry.ephemeral =>
+                    {
+                        set_entry_state(tx, runtime, id, call.seq, EntryState::Executing)?;
+                        touch(tx, runtime, id, now)?;
+                        return Ok(Decision::Execute);
+                    }
+                    EntryState::Executing | EntryState::InDoubt => {
+                        set_entry_state(tx, runtime, id, call.seq, EntryState::InDoubt)?;
+                        tx.execute(
+                            "UPDATE cm_executions SET status = ?4, updated_at = ?3
+                             WHERE runtime = ?1 AND id = ?2",
+                            params![runtime, id, now, Status::Paused],
+                        )?;
+                        return Ok(Decision::Pause);
+                    }
                     // Recorded again as a fresh call.
                     EntryState::Reverted | EntryState::Error => {}
                 }
@@ -464,19 +760,22 @@ impl Store {
         })
     }
 
-    /// Completes a running execution. False (no change) when it is no longer running: a
-    /// concurrent reject or expiry already ended it, and that outcome stands.
+    /// Completes a running execution the caller holds, giving up the lease. False (no change)
+    /// when it is no longer running or no longer the caller's: a concurrent reject or expiry
+    /// already ended it, and that outcome stands.
     pub fn complete(
         &self,
         runtime: &str,
         id: &str,
+        owner: &str,
         result: Option<&str>,
         logs_json: Option<&str>,
     ) -> StoreResult<bool> {
         self.write(|tx| {
             Ok(tx.execute(
-                "UPDATE cm_executions SET status = ?6, result = ?3, logs = ?4, updated_at = ?5
-                 WHERE runtime = ?1 AND id = ?2 AND status = ?7",
+                "UPDATE cm_executions SET status = ?6, result = ?3, logs = ?4, updated_at = ?5,
+                   owner = NULL, lease_until = NULL
+                 WHERE runtime = ?1 AND id = ?2 AND status = ?7 AND owner = ?8",
                 params![
                     runtime,
                     id,
@@ -484,24 +783,28 @@ impl Store {
                     logs_json,
                     now_ms(),
                     Status::Completed,
-                    Status::Running
+                    Status::Running,
+                    owner
                 ],
             )? == 1)
         })
     }
 
-    /// Fails a running execution. False (no change) when it is no longer running.
+    /// Fails a running execution the caller holds, giving up the lease. False (no change)
+    /// when it is no longer running or no longer the caller's.
     pub fn fail(
         &self,
         runtime: &str,
         id: &str,
+        owner: &str,
         error: &str,
         logs_json: Option<&str>,
     ) -> StoreResult<bool> {
         self.write(|tx| {
             Ok(tx.execute(
-                "UPDATE cm_executions SET status = ?6, error = ?3, logs = ?4, updated_at = ?5
-                 WHERE runtime = ?1 AND id = ?2 AND status = ?7",
+                "UPDATE cm_executions SET status = ?6, error = ?3, logs = ?4, updated_at = ?5,
+                   owner = NULL, lease_until = NULL
+                 WHERE runtime = ?1 AND id = ?2 AND status = ?7 AND owner = ?8",
                 params![
                     runtime,
                     id,
@@ -509,7 +812,8 @@ impl Store {
                     logs_json,
                     now_ms(),
                     Status::Error,
-                    Status::Running
+                    Status::Running,
+                    owner
                 ],
             )? == 1)
         })
@@ -520,13 +824,19 @@ impl Store {
     pub fn list_pending(&self, runtime: &str, id: Option<&str>) -> StoreResult<Vec<Pending>> {
         let conn = self.lock();
         let mut stmt = conn.prepare(
-            "SELECT l.execution_id, l.seq, l.connector, l.method, l.args
+            "SELECT l.execution_id, l.seq, l.connector, l.method, l.args, l.state
              FROM cm_log l JOIN cm_executions e ON e.runtime = l.runtime AND e.id = l.execution_id
-             WHERE l.runtime = ?1 AND l.state = ?3 AND e.status = ?4
+             WHERE l.runtime = ?1 AND l.state IN (?3, ?5) AND e.status = ?4
                AND (?2 IS NULL OR e.id = ?2)
              ORDER BY e.created_at DESC, e.id DESC, l.seq ASC",
         )?;
-        let bound = params![runtime, id, EntryState::Pending, Status::Paused];
+        let bound = params![
+            runtime,
+            id,
+            EntryState::Pending,
+            Status::Paused,
+            EntryState::InDoubt
+        ];
         let rows = stmt.query_map(bound, |r| {
             Ok(Pending {
                 execution_id: r.get(0)?,
@@ -534,22 +844,43 @@ impl Store {
                 connector: r.get(2)?,
                 method: r.get(3)?,
                 args: r.get(4)?,
+                in_doubt: r.get::<_, EntryState>(5)? == EntryState::InDoubt,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// Rejects the pending action at `seq`: the entry is reverted and the run rejected. False
-    /// (and no change) when the entry is not pending — a stale reject after an approval.
-    pub fn reject(&self, runtime: &str, id: &str, seq: i64) -> StoreResult<bool> {
+    /// Rejects the pending action at `seq` (or declines to retry a call in doubt): a pending
+    /// entry is reverted (one in doubt stays in doubt: its effect may be in force, for a
+    /// rollback to undo) and the run rejected. `NotPending` (and no change) when the entry is
+    /// not waiting — a stale reject after an approval; `Leased` while the pass that paused the
+    /// run still holds it.
+    pub fn reject(&self, runtime: &str, id: &str, seq: i64) -> StoreResult<Rejected> {
         self.write(|tx| {
             let Some(entry) = entry_at(tx, runtime, id, seq)? else {
-                return Ok(false);
+                return Ok(Rejected::NotPending);
             };
-            if entry.state != EntryState::Pending {
-                return Ok(false);
-            }
             let now = now_ms();
+            let (status, until): (Status, Option<i64>) = tx.query_row(
+                "SELECT status, lease_until FROM cm_executions WHERE runtime = ?1 AND id = ?2",
+                params![runtime, id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?;
+            let waiting = matches!(entry.state, EntryState::Pending | EntryState::InDoubt);
+            if !waiting || status != Status::Paused {
+                return Ok(Rejected::NotPending);
+            }
+            if live(until, now) {
+                return Ok(Rejected::Leased);
+            }
+            if entry.state == EntryState::InDoubt {
+                let error = format!(
+                    "Action {}.{} (in doubt) declined by user",
+                    entry.connector, entry.method
+                );
+                end_run(tx, runtime, id, Status::Rejected, &error, now)?;
+                return Ok(Rejected::Rejected);
+            }
             set_entry_state(tx, runtime, id, seq, EntryState::Reverted)?;
             let error = format!(
                 "Action {}.{} rejected by user",
@@ -560,12 +891,13 @@ impl Store {
                  WHERE runtime = ?1 AND id = ?2",
                 params![runtime, id, error, now, Status::Rejected],
             )?;
-            Ok(true)
+            Ok(Rejected::Rejected)
         })
     }
 
-    /// Expires paused runs (→ rejected) and stale running ones (→ error) not updated for
-    /// `max_age_ms`; their pending entries become reverted. Returns the ids changed.
+    /// Expires paused runs (→ rejected) and orphaned running ones (→ error) not updated for
+    /// `max_age_ms`; their pending entries become reverted. A run whose lease is live (a pass
+    /// holds it, in this process or another) is never expired. Returns the ids changed.
     pub fn expire_paused(&self, runtime: &str, max_age_ms: i64) -> StoreResult<Vec<String>> {
         self.write(|tx| {
             let now = now_ms();
@@ -574,9 +906,10 @@ impl Store {
                 let mut stmt = tx.prepare(
                     "SELECT id, status FROM cm_executions
                      WHERE runtime = ?1 AND status IN (?3, ?4) AND updated_at < ?2
+                       AND (lease_until IS NULL OR lease_until < ?5)
                      ORDER BY created_at DESC, id DESC",
                 )?;
-                let bound = params![runtime, cutoff, Status::Paused, Status::Running];
+                let bound = params![runtime, cutoff, Status::Paused, Status::Running, now];
                 let rows = stmt.query_map(bound, |r| Ok((r.get(0)?, r.get(1)?)))?;
                 rows.collect::<Result<_, _>>()?
             };
@@ -608,15 +941,24 @@ impl Store {
         })
     }
 
-    /// Applied entries other than steps, newest first (what a rollback reverts).
+    /// Entries other than steps whose effect is or may be in force, newest first (what a
+    /// rollback reverts): applied ones, and those executing or in doubt (result unknown).
     pub fn actions_to_revert(&self, runtime: &str, id: &str) -> StoreResult<Vec<LogEntry>> {
         let conn = self.lock();
         let mut stmt = conn.prepare(&format!(
             "SELECT {ENTRY_COLUMNS} FROM cm_log
-             WHERE runtime = ?1 AND execution_id = ?2 AND state = ?4 AND connector <> ?3
+             WHERE runtime = ?1 AND execution_id = ?2 AND state IN (?4, ?5, ?6)
+               AND connector <> ?3
              ORDER BY seq DESC"
         ))?;
-        let bound = params![runtime, id, STEP_CONNECTOR, EntryState::Applied];
+        let bound = params![
+            runtime,
+            id,
+            STEP_CONNECTOR,
+            EntryState::Applied,
+            EntryState::Executing,
+            EntryState::InDoubt
+        ];
         let rows = stmt.query_map(bound, entry_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
@@ -761,8 +1103,8 @@ impl Store {
     }
 }
 
-const EXECUTION_COLUMNS: &str =
-    "id, code, status, result, error, logs, connectors, created_at, updated_at";
+const EXECUTION_COLUMNS: &str = "id, code, status, result, error, logs, connectors, created_at,
+     updated_at, owner, lease_until, idempotency_key";
 const ENTRY_COLUMNS: &str =
     "seq, connector, method, args, result, requires_approval, ephemeral, state";
 
@@ -777,6 +1119,9 @@ fn execution_row(r: &rusqlite::Row) -> rusqlite::Result<Execution> {
         connectors: r.get(6)?,
         created_at: r.get(7)?,
         updated_at: r.get(8)?,
+        owner: r.get(9)?,
+        lease_until: r.get(10)?,
+        idempotency_key: r.get(11)?,
         log: Vec::new(),
     })
 }
@@ -836,6 +1181,40 @@ fn touch(conn: &Connection, runtime: &str, id: &str, now: i64) -> StoreResult<()
     Ok(())
 }
 
+/// The seqs of the entries awaiting a decision (approval, or a word on a call in doubt).
+fn waiting_seqs(conn: &Connection, runtime: &str, id: &str) -> StoreResult<Vec<i64>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT seq FROM cm_log WHERE runtime = ?1 AND execution_id = ?2 AND state IN (?3, ?4)
+         ORDER BY seq",
+    )?;
+    let bound = params![runtime, id, EntryState::Pending, EntryState::InDoubt];
+    let rows = stmt.query_map(bound, |r| r.get(0))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Ends a run with `status` and `error`, giving up any lease; its pending entries are reverted
+/// (entries in doubt stay so: their effect may be in force).
+fn end_run(
+    conn: &Connection,
+    runtime: &str,
+    id: &str,
+    status: Status,
+    error: &str,
+    now: i64,
+) -> StoreResult<()> {
+    conn.execute(
+        "UPDATE cm_executions SET status = ?3, error = ?4, updated_at = ?5, owner = NULL,
+           lease_until = NULL
+         WHERE runtime = ?1 AND id = ?2",
+        params![runtime, id, status, error, now],
+    )?;
+    conn.execute(
+        "UPDATE cm_log SET state = ?3 WHERE runtime = ?1 AND execution_id = ?2 AND state = ?4",
+        params![runtime, id, EntryState::Reverted, EntryState::Pending],
+    )?;
+    Ok(())
+}
+
 fn divergence(seq: i64, detail: &str) -> String {
     format!("Codemode replay divergence at step {seq}: {detail}")
 }
@@ -879,7 +1258,8 @@ fn fail_run(
         ],
     )?;
     conn.execute(
-        "UPDATE cm_executions SET status = ?5, error = ?3, updated_at = ?4
+        "UPDATE cm_executions SET status = ?5, error = ?3, updated_at = ?4, owner = NULL,
+           lease_until = NULL
          WHERE runtime = ?1 AND id = ?2",
         params![
             runtime,

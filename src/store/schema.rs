@@ -5,7 +5,7 @@ use super::{StoreError, StoreResult};
 use rusqlite::Connection;
 
 /// Migrations in order; `user_version` is the number applied.
-const MIGRATIONS: &[&str] = &[
+pub(super) const MIGRATIONS: &[&str] = &[
     // 1: executions, their call log and snippets, each partitioned by runtime name. `args_stable`
     // keeps the recorded arguments' stable form for replay divergence checks.
     "CREATE TABLE cm_executions (
@@ -46,6 +46,13 @@ const MIGRATIONS: &[&str] = &[
         connectors TEXT,
         PRIMARY KEY (runtime, name)
      );",
+    // 2: ownership of a pass (a lease: who holds the run, and until when, in ms since the
+    // epoch; NULL when no pass holds it) and idempotency keys of whole runs.
+    "ALTER TABLE cm_executions ADD COLUMN owner TEXT;
+     ALTER TABLE cm_executions ADD COLUMN lease_until INTEGER;
+     ALTER TABLE cm_executions ADD COLUMN idempotency_key TEXT;
+     CREATE UNIQUE INDEX cm_executions_key ON cm_executions (runtime, idempotency_key)
+        WHERE idempotency_key IS NOT NULL;",
 ];
 
 pub fn migrate(conn: &Connection) -> StoreResult<()> {

@@ -2,6 +2,16 @@ use super::*;
 
 const RT: &str = "default";
 
+/// The owner id of the passes in these tests, and a lease for it well into the future.
+const OWNER: &str = "test-owner";
+
+fn lease() -> Lease<'static> {
+    Lease {
+        owner: OWNER,
+        until_ms: now_ms() + 60_000,
+    }
+}
+
 fn call<'a>(seq: i64, connector: &'a str, method: &'a str, args: &str, approval: bool) -> Call<'a> {
     Call {
         seq,
@@ -12,6 +22,7 @@ fn call<'a>(seq: i64, connector: &'a str, method: &'a str, args: &str, approval:
         recorded_stable: Some(args.to_string()),
         requires_approval: approval,
         ephemeral: false,
+        idempotent: false,
     }
 }
 
@@ -32,7 +43,14 @@ fn state_names_are_the_stored_text() {
     let states: Vec<&str> = EntryState::ALL.iter().map(|s| s.as_str()).collect();
     assert_eq!(
         states,
-        ["pending", "executing", "applied", "reverted", "error"]
+        [
+            "pending",
+            "executing",
+            "applied",
+            "reverted",
+            "error",
+            "in_doubt"
+        ]
     );
     for s in Status::ALL {
         assert_eq!(Status::parse(s.as_str()), Some(*s));
@@ -51,11 +69,13 @@ fn status(store: &Store, id: &str) -> &'static str {
 
 #[test]
 fn a_run_records_replays_and_completes() {
-    let store = Store::open(":memory:").unwrap();
-    store.begin(RT, "e1", "code", "[\"gh\"]", 50).unwrap();
+    let store = Store::open(":memory:", Durability::Normal).unwrap();
+    store
+        .begin(RT, "e1", "code", "[\"gh\"]", 50, &lease(), None)
+        .unwrap();
     assert_eq!(
         store
-            .decide(RT, "e1", &call(0, "gh", "list", "{}", false))
+            .decide(RT, "e1", OWNER, &call(0, "gh", "list", "{}", false))
             .unwrap(),
         Decision::Execute
     );
@@ -65,12 +85,12 @@ fn a_run_records_replays_and_completes() {
     // A second pass over the same code replays.
     assert_eq!(
         store
-            .decide(RT, "e1", &call(0, "gh", "list", "{}", false))
+            .decide(RT, "e1", OWNER, &call(0, "gh", "list", "{}", false))
             .unwrap(),
         Decision::Replay(Some("[1,2]".into()))
     );
     store
-        .complete(RT, "e1", Some("3"), Some("[\"log\"]"))
+        .complete(RT, "e1", OWNER, Some("3"), Some("[\"log\"]"))
         .unwrap();
     let e = store.get_execution(RT, "e1").unwrap().unwrap();
     assert_eq!(e.status, "completed");
@@ -80,14 +100,14 @@ fn a_run_records_replays_and_completes() {
     // Not running any more: every decision pauses, nothing is recorded.
     assert_eq!(
         store
-            .decide(RT, "e1", &call(1, "gh", "x", "{}", false))
+            .decide(RT, "e1", OWNER, &call(1, "gh", "x", "{}", false))
             .unwrap(),
         Decision::Pause
     );
     assert_eq!(store.get_execution(RT, "e1").unwrap().unwrap().log.len(), 1);
     assert_eq!(
         store
-            .decide(RT, "nope", &call(0, "gh", "x", "{}", false))
+            .decide(RT, "nope", OWNER, &call(0, "gh", "x", "{}", false))
             .unwrap_err(),
         StoreError::missing("No execution \"nope\"".into())
     );
@@ -98,11 +118,13 @@ fn a_run_records_replays_and_completes() {
 
 #[test]
 fn approval_pauses_then_executes_once_and_a_stale_reject_is_a_no_op() {
-    let store = Store::open(":memory:").unwrap();
-    store.begin(RT, "e", "code", "[]", 50).unwrap();
+    let store = Store::open(":memory:", Durability::Normal).unwrap();
+    store
+        .begin(RT, "e", "code", "[]", 50, &lease(), None)
+        .unwrap();
     assert_eq!(
         store
-            .decide(RT, "e", &call(0, "gh", "create", "{\"t\":1}", true))
+            .decide(RT, "e", OWNER, &call(0, "gh", "create", "{\"t\":1}", true))
             .unwrap(),
         Decision::Pause
     );
@@ -110,29 +132,51 @@ fn approval_pauses_then_executes_once_and_a_stale_reject_is_a_no_op() {
     let pending = store.list_pending(RT, Some("e")).unwrap();
     assert_eq!(pending.len(), 1);
     assert_eq!(pending[0].method, "create");
-    assert!(store.resume(RT, "e").unwrap());
-    assert!(!store.resume(RT, "e").unwrap(), "only a paused run resumes");
+    // The pass that paused still holds the run until it ends.
+    assert_eq!(
+        store.resume(RT, "e", &lease(), None).unwrap(),
+        Resumed::Leased
+    );
+    assert!(store.release(RT, "e", OWNER).unwrap());
+    assert_eq!(
+        store.resume(RT, "e", &lease(), Some(7)).unwrap(),
+        Resumed::Stale(vec![0]),
+        "an approval of an action that is not waiting is refused"
+    );
+    assert_eq!(
+        store.resume(RT, "e", &lease(), Some(0)).unwrap(),
+        Resumed::Resumed
+    );
+    assert_eq!(
+        store.resume(RT, "e", &lease(), None).unwrap(),
+        Resumed::NotPaused(Status::Running),
+        "only a paused run resumes"
+    );
     // Pending while running is not listed.
     assert!(store.list_pending(RT, Some("e")).unwrap().is_empty());
     assert_eq!(
         store
-            .decide(RT, "e", &call(0, "gh", "create", "{\"t\":1}", true))
+            .decide(RT, "e", OWNER, &call(0, "gh", "create", "{\"t\":1}", true))
             .unwrap(),
         Decision::Execute
     );
     // The entry was claimed (`executing`): a reject now changes nothing.
-    assert!(!store.reject(RT, "e", 0).unwrap());
+    assert_eq!(store.reject(RT, "e", 0).unwrap(), Rejected::NotPending);
     assert_eq!(status(&store, "e"), "running");
 }
 
 #[test]
 fn reject_reverts_the_entry_and_rejects_the_run() {
-    let store = Store::open(":memory:").unwrap();
-    store.begin(RT, "e", "code", "[]", 50).unwrap();
+    let store = Store::open(":memory:", Durability::Normal).unwrap();
     store
-        .decide(RT, "e", &call(0, "gh", "create", "{}", true))
+        .begin(RT, "e", "code", "[]", 50, &lease(), None)
         .unwrap();
-    assert!(store.reject(RT, "e", 0).unwrap());
+    store
+        .decide(RT, "e", OWNER, &call(0, "gh", "create", "{}", true))
+        .unwrap();
+    assert_eq!(store.reject(RT, "e", 0).unwrap(), Rejected::Leased);
+    store.release(RT, "e", OWNER).unwrap();
+    assert_eq!(store.reject(RT, "e", 0).unwrap(), Rejected::Rejected);
     let e = store.get_execution(RT, "e").unwrap().unwrap();
     assert_eq!(e.status, "rejected");
     assert_eq!(
@@ -140,22 +184,24 @@ fn reject_reverts_the_entry_and_rejects_the_run() {
         Some("Action gh.create rejected by user")
     );
     assert_eq!(e.log[0].state, "reverted");
-    assert!(!store.reject(RT, "e", 0).unwrap());
+    assert_eq!(store.reject(RT, "e", 0).unwrap(), Rejected::NotPending);
 }
 
 #[test]
 fn divergence_fails_the_run_with_the_spec_messages() {
-    let store = Store::open(":memory:").unwrap();
-    store.begin(RT, "a", "code", "[]", 50).unwrap();
+    let store = Store::open(":memory:", Durability::Normal).unwrap();
     store
-        .decide(RT, "a", &call(0, "gh", "list", "{}", false))
+        .begin(RT, "a", "code", "[]", 50, &lease(), None)
+        .unwrap();
+    store
+        .decide(RT, "a", OWNER, &call(0, "gh", "list", "{}", false))
         .unwrap();
     store
         .record_result(RT, "a", 0, Ok(Some("1".into())))
         .unwrap();
     assert_eq!(
         store
-            .decide(RT, "a", &call(0, "gh", "other", "{}", false))
+            .decide(RT, "a", OWNER, &call(0, "gh", "other", "{}", false))
             .unwrap(),
         Decision::Pause
     );
@@ -166,16 +212,18 @@ fn divergence_fails_the_run_with_the_spec_messages() {
         "Codemode replay divergence at step 0: expected gh.list, got gh.other. Code must be deterministic up to tool calls and steps. Wrap nondeterministic work in codemode.step(name, fn)."
     );
 
-    store.begin(RT, "b", "code", "[]", 50).unwrap();
     store
-        .decide(RT, "b", &call(0, "gh", "list", "{\"p\":1}", false))
+        .begin(RT, "b", "code", "[]", 50, &lease(), None)
+        .unwrap();
+    store
+        .decide(RT, "b", OWNER, &call(0, "gh", "list", "{\"p\":1}", false))
         .unwrap();
     store
         .record_result(RT, "b", 0, Ok(Some("1".into())))
         .unwrap();
     assert_eq!(
         store
-            .decide(RT, "b", &call(0, "gh", "list", "{\"p\":2}", false))
+            .decide(RT, "b", OWNER, &call(0, "gh", "list", "{\"p\":2}", false))
             .unwrap(),
         Decision::Pause
     );
@@ -185,9 +233,11 @@ fn divergence_fails_the_run_with_the_spec_messages() {
         "Codemode replay divergence at step 0: gh.list was called with different arguments than the recorded run. Arguments must be deterministic across replays. Wrap nondeterministic inputs in codemode.step(name, fn)."
     );
     // Unserializable on either side: no comparison.
-    store.begin(RT, "c", "code", "[]", 50).unwrap();
     store
-        .decide(RT, "c", &call(0, "gh", "list", "{\"p\":1}", false))
+        .begin(RT, "c", "code", "[]", 50, &lease(), None)
+        .unwrap();
+    store
+        .decide(RT, "c", OWNER, &call(0, "gh", "list", "{\"p\":1}", false))
         .unwrap();
     store
         .record_result(RT, "c", 0, Ok(Some("1".into())))
@@ -195,23 +245,27 @@ fn divergence_fails_the_run_with_the_spec_messages() {
     let mut unstable = call(0, "gh", "list", "{}", false);
     unstable.args_stable = None;
     assert_eq!(
-        store.decide(RT, "c", &unstable).unwrap(),
+        store.decide(RT, "c", OWNER, &unstable).unwrap(),
         Decision::Replay(Some("1".into()))
     );
 }
 
 #[test]
 fn unrecordable_values_fail_the_run() {
-    let store = Store::open(":memory:").unwrap();
-    store.begin(RT, "e", "code", "[]", 50).unwrap();
+    let store = Store::open(":memory:", Durability::Normal).unwrap();
+    store
+        .begin(RT, "e", "code", "[]", 50, &lease(), None)
+        .unwrap();
     let mut big = call(0, "gh", "put", "{}", false);
     big.args = Err("Arguments to gh.put is too large".into());
-    assert_eq!(store.decide(RT, "e", &big).unwrap(), Decision::Pause);
+    assert_eq!(store.decide(RT, "e", OWNER, &big).unwrap(), Decision::Pause);
     assert_eq!(status(&store, "e"), "error");
 
-    store.begin(RT, "f", "code", "[]", 50).unwrap();
     store
-        .decide(RT, "f", &call(0, "gh", "get", "{}", false))
+        .begin(RT, "f", "code", "[]", 50, &lease(), None)
+        .unwrap();
+    store
+        .decide(RT, "f", OWNER, &call(0, "gh", "get", "{}", false))
         .unwrap();
     store
         .record_result(RT, "f", 0, Err("The result of gh.get is too large".into()))
@@ -223,29 +277,39 @@ fn unrecordable_values_fail_the_run() {
 
 #[test]
 fn ephemeral_entries_reexecute_and_store_no_result() {
-    let store = Store::open(":memory:").unwrap();
-    store.begin(RT, "e", "code", "[]", 50).unwrap();
+    let store = Store::open(":memory:", Durability::Normal).unwrap();
+    store
+        .begin(RT, "e", "code", "[]", 50, &lease(), None)
+        .unwrap();
     let mut c = call(0, "clock", "now", "{}", false);
     c.ephemeral = true;
-    assert_eq!(store.decide(RT, "e", &c).unwrap(), Decision::Execute);
+    assert_eq!(store.decide(RT, "e", OWNER, &c).unwrap(), Decision::Execute);
     store
         .record_result(RT, "e", 0, Ok(Some("123".into())))
         .unwrap();
     let entry = &store.get_execution(RT, "e").unwrap().unwrap().log[0];
     assert_eq!(entry.result, None);
     assert_eq!(entry.state, "applied");
-    assert_eq!(store.decide(RT, "e", &c).unwrap(), Decision::Execute);
+    assert_eq!(store.decide(RT, "e", OWNER, &c).unwrap(), Decision::Execute);
 }
 
 #[test]
 fn expiry_prune_rollback_and_delete() {
-    let store = Store::open(":memory:").unwrap();
-    store.begin(RT, "p", "code", "[]", 50).unwrap();
+    let store = Store::open(":memory:", Durability::Normal).unwrap();
     store
-        .decide(RT, "p", &call(0, "gh", "create", "{}", true))
+        .begin(RT, "p", "code", "[]", 50, &lease(), None)
         .unwrap();
-    store.begin(RT, "r", "code", "[]", 50).unwrap();
+    store
+        .decide(RT, "p", OWNER, &call(0, "gh", "create", "{}", true))
+        .unwrap();
+    store
+        .begin(RT, "r", "code", "[]", 50, &lease(), None)
+        .unwrap();
     std::thread::sleep(Duration::from_millis(3));
+    // Both are held by a live pass: never expired.
+    assert!(store.expire_paused(RT, 0).unwrap().is_empty());
+    store.release(RT, "p", OWNER).unwrap();
+    store.release(RT, "r", OWNER).unwrap();
     let mut expired = store.expire_paused(RT, 0).unwrap();
     expired.sort();
     assert_eq!(expired, vec!["p".to_string(), "r".to_string()]);
@@ -262,17 +326,19 @@ fn expiry_prune_rollback_and_delete() {
         Some("Expired while running — the host never completed the pass")
     );
 
-    store.begin(RT, "w", "code", "[]", 50).unwrap();
+    store
+        .begin(RT, "w", "code", "[]", 50, &lease(), None)
+        .unwrap();
     for seq in 0..3 {
         store
-            .decide(RT, "w", &call(seq, "gh", "put", "{}", false))
+            .decide(RT, "w", OWNER, &call(seq, "gh", "put", "{}", false))
             .unwrap();
         store
             .record_result(RT, "w", seq, Ok(Some("1".into())))
             .unwrap();
     }
     store
-        .decide(RT, "w", &call(3, STEP_CONNECTOR, "s", "null", false))
+        .decide(RT, "w", OWNER, &call(3, STEP_CONNECTOR, "s", "null", false))
         .unwrap();
     store
         .record_result(RT, "w", 3, Ok(Some("1".into())))
@@ -290,11 +356,15 @@ fn expiry_prune_rollback_and_delete() {
 
     for i in 0..5 {
         let id = format!("t{i}");
-        store.begin(RT, &id, "code", "[]", 50).unwrap();
-        store.complete(RT, &id, None, None).unwrap();
+        store
+            .begin(RT, &id, "code", "[]", 50, &lease(), None)
+            .unwrap();
+        store.complete(RT, &id, OWNER, None, None).unwrap();
         std::thread::sleep(Duration::from_millis(2));
     }
-    store.begin(RT, "live", "code", "[]", 50).unwrap();
+    store
+        .begin(RT, "live", "code", "[]", 50, &lease(), None)
+        .unwrap();
     // Terminal: p, r, w, t0..t4 = 8; keep 3 → 5 deleted; `live` untouched.
     assert_eq!(store.prune_executions(RT, 3).unwrap(), 5);
     let ids: Vec<String> = store
@@ -313,8 +383,10 @@ fn expiry_prune_rollback_and_delete() {
 
 #[test]
 fn runtimes_are_partitions_and_snippets_upsert() {
-    let store = Store::open(":memory:").unwrap();
-    store.begin("a", "e", "code", "[]", 50).unwrap();
+    let store = Store::open(":memory:", Durability::Normal).unwrap();
+    store
+        .begin("a", "e", "code", "[]", 50, &lease(), None)
+        .unwrap();
     assert!(store.get_execution("b", "e").unwrap().is_none());
     let snippet = |name: &str, description: &str| Snippet {
         name: name.into(),
@@ -351,19 +423,22 @@ fn racing_approve_and_reject_from_two_connections_apply_at_most_once() {
     for round in 0..20 {
         let id = format!("e{round}");
         {
-            let store = Store::open(&path).unwrap();
-            store.begin(RT, &id, "code", "[]", 1000).unwrap();
+            let store = Store::open(&path, Durability::Normal).unwrap();
             store
-                .decide(RT, &id, &call(0, "gh", "create", "{}", true))
+                .begin(RT, &id, "code", "[]", 1000, &lease(), None)
                 .unwrap();
+            store
+                .decide(RT, &id, OWNER, &call(0, "gh", "create", "{}", true))
+                .unwrap();
+            store.release(RT, &id, OWNER).unwrap();
         }
         let approve = {
             let (path, id) = (path.clone(), id.clone());
             std::thread::spawn(move || {
-                let store = Store::open(&path).unwrap();
-                if store.resume(RT, &id).unwrap() {
+                let store = Store::open(&path, Durability::Normal).unwrap();
+                if store.resume(RT, &id, &lease(), Some(0)).unwrap() == Resumed::Resumed {
                     store
-                        .decide(RT, &id, &call(0, "gh", "create", "{}", true))
+                        .decide(RT, &id, OWNER, &call(0, "gh", "create", "{}", true))
                         .unwrap()
                         == Decision::Execute
                 } else {
@@ -373,7 +448,10 @@ fn racing_approve_and_reject_from_two_connections_apply_at_most_once() {
         };
         let reject = {
             let (path, id) = (path.clone(), id.clone());
-            std::thread::spawn(move || Store::open(&path).unwrap().reject(RT, &id, 0).unwrap())
+            std::thread::spawn(move || {
+                let store = Store::open(&path, Durability::Normal).unwrap();
+                store.reject(RT, &id, 0).unwrap() == Rejected::Rejected
+            })
         };
         let executed = approve.join().unwrap();
         let rejected = reject.join().unwrap();
@@ -391,13 +469,214 @@ fn a_newer_schema_is_refused() {
     let _ = std::fs::remove_dir_all(&dir);
     let path = dir.join("x.db");
     let path = path.to_str().unwrap();
-    drop(Store::open(path).unwrap());
+    drop(Store::open(path, Durability::Normal).unwrap());
     Connection::open(path)
         .unwrap()
         .pragma_update(None, "user_version", 99)
         .unwrap();
-    let newer = Store::open(path).err().unwrap();
+    let newer = Store::open(path, Durability::Normal).err().unwrap();
     assert_eq!(newer.code, crate::error::ErrorCode::Store);
     assert!(newer.message.contains("schema version 99"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn expired_lease() -> Lease<'static> {
+    Lease {
+        owner: OWNER,
+        until_ms: now_ms() - 1,
+    }
+}
+
+#[test]
+fn only_the_owner_moves_a_running_run_and_an_orphan_is_claimed_once() {
+    let store = Store::open(":memory:", Durability::Normal).unwrap();
+    store
+        .begin(RT, "e", "code", "[]", 50, &lease(), None)
+        .unwrap();
+    let other = "other-owner";
+    assert_eq!(
+        store
+            .decide(RT, "e", other, &call(0, "gh", "put", "{}", false))
+            .unwrap(),
+        Decision::Pause,
+        "a pass that does not hold the run gets nothing to do"
+    );
+    assert!(!store.complete(RT, "e", other, None, None).unwrap());
+    assert!(!store.fail(RT, "e", other, "x", None).unwrap());
+    let taken = Lease {
+        owner: other,
+        until_ms: now_ms() + 60_000,
+    };
+    assert!(!store.claim(RT, "e", &taken).unwrap(), "the lease is live");
+    // The owner's lease lapses: the run is orphaned, and one claim takes it.
+    assert!(store.renew(RT, "e", &expired_lease()).unwrap());
+    assert!(store.claim(RT, "e", &taken).unwrap());
+    assert!(!store.claim(RT, "e", &lease()).unwrap(), "claimed already");
+    assert!(
+        !store.renew(RT, "e", &lease()).unwrap(),
+        "the old owner lost it"
+    );
+    assert!(store.complete(RT, "e", other, None, None).unwrap());
+    let e = store.get_execution(RT, "e").unwrap().unwrap();
+    assert_eq!(
+        (e.status.as_str(), e.owner, e.lease_until),
+        ("completed", None, None)
+    );
+}
+
+#[test]
+fn a_call_left_executing_is_in_doubt_unless_its_tool_is_idempotent() {
+    let store = Store::open(":memory:", Durability::Normal).unwrap();
+    store
+        .begin(RT, "e", "code", "[]", 50, &lease(), None)
+        .unwrap();
+    store
+        .decide(RT, "e", OWNER, &call(0, "bank", "transfer", "{}", false))
+        .unwrap();
+    // The pass dies before recording; a recovering pass claims the run.
+    store.renew(RT, "e", &expired_lease()).unwrap();
+    assert!(store.claim(RT, "e", &lease()).unwrap());
+    let mut idempotent = call(0, "bank", "transfer", "{}", false);
+    idempotent.idempotent = true;
+    assert_eq!(
+        store.decide(RT, "e", OWNER, &idempotent).unwrap(),
+        Decision::Execute,
+        "an idempotent tool is retried with the same key"
+    );
+    // The retry dies too, and now the tool is not idempotent: the run waits for a person.
+    store.renew(RT, "e", &expired_lease()).unwrap();
+    assert!(store.claim(RT, "e", &lease()).unwrap());
+    assert_eq!(
+        store
+            .decide(RT, "e", OWNER, &call(0, "bank", "transfer", "{}", false))
+            .unwrap(),
+        Decision::Pause
+    );
+    assert_eq!(status(&store, "e"), "paused");
+    let pending = store.list_pending(RT, Some("e")).unwrap();
+    assert_eq!(pending.len(), 1);
+    assert!(pending[0].in_doubt);
+    // Rollback sees it as possibly in force.
+    let revert: Vec<EntryState> = store
+        .actions_to_revert(RT, "e")
+        .unwrap()
+        .iter()
+        .map(|e| e.state)
+        .collect();
+    assert_eq!(revert, vec![EntryState::InDoubt]);
+    store.release(RT, "e", OWNER).unwrap();
+    // A person says it did happen: recorded as applied, then replayed.
+    assert!(store.mark_done(RT, "e", 0, Some("\"ok\"")).unwrap());
+    assert!(
+        !store.mark_done(RT, "e", 0, None).unwrap(),
+        "no longer in doubt"
+    );
+    assert_eq!(
+        store.resume(RT, "e", &lease(), None).unwrap(),
+        Resumed::Resumed
+    );
+    assert_eq!(
+        store
+            .decide(RT, "e", OWNER, &call(0, "bank", "transfer", "{}", false))
+            .unwrap(),
+        Decision::Replay(Some("\"ok\"".into()))
+    );
+}
+
+#[test]
+fn approving_a_call_in_doubt_retries_it() {
+    let store = Store::open(":memory:", Durability::Normal).unwrap();
+    store
+        .begin(RT, "e", "code", "[]", 50, &lease(), None)
+        .unwrap();
+    store
+        .decide(RT, "e", OWNER, &call(0, "bank", "transfer", "{}", false))
+        .unwrap();
+    store.renew(RT, "e", &expired_lease()).unwrap();
+    store.claim(RT, "e", &lease()).unwrap();
+    store
+        .decide(RT, "e", OWNER, &call(0, "bank", "transfer", "{}", false))
+        .unwrap();
+    store.release(RT, "e", OWNER).unwrap();
+    assert_eq!(
+        store.resume(RT, "e", &lease(), Some(0)).unwrap(),
+        Resumed::Resumed
+    );
+    assert_eq!(
+        store
+            .decide(RT, "e", OWNER, &call(0, "bank", "transfer", "{}", false))
+            .unwrap(),
+        Decision::Execute
+    );
+}
+
+#[test]
+fn an_idempotency_key_names_the_existing_run_and_an_orphaned_one_is_interrupted() {
+    let store = Store::open(":memory:", Durability::Normal).unwrap();
+    let key = Some("k1");
+    assert_eq!(
+        store
+            .begin(RT, "a", "code", "[]", 50, &lease(), key)
+            .unwrap(),
+        Begun::Started
+    );
+    assert_eq!(
+        store
+            .begin(RT, "b", "code", "[]", 50, &lease(), key)
+            .unwrap(),
+        Begun::Existing("a".into())
+    );
+    assert_eq!(status(&store, "a"), "running", "a live run is left alone");
+    assert!(store.get_execution(RT, "b").unwrap().is_none());
+    store.renew(RT, "a", &expired_lease()).unwrap();
+    assert_eq!(
+        store
+            .begin(RT, "c", "code", "[]", 50, &lease(), key)
+            .unwrap(),
+        Begun::Existing("a".into())
+    );
+    let a = store.get_execution(RT, "a").unwrap().unwrap();
+    assert_eq!(
+        (a.status.as_str(), a.error.as_deref()),
+        ("error", Some(INTERRUPTED))
+    );
+    // Keys are per runtime name.
+    assert_eq!(
+        store
+            .begin("other", "d", "code", "[]", 50, &lease(), key)
+            .unwrap(),
+        Begun::Started
+    );
+}
+
+#[test]
+fn a_version_1_file_is_migrated_and_its_running_runs_are_orphans() {
+    let dir = std::env::temp_dir().join(format!("codemode-store-v1-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("v1.db");
+    let path = path.to_str().unwrap();
+    {
+        let conn = Connection::open(path).unwrap();
+        conn.execute_batch(schema::MIGRATIONS[0]).unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        conn.execute(
+            "INSERT INTO cm_executions (runtime, id, code, status, created_at, updated_at)
+             VALUES (?1, 'old', 'code', 'running', 1, 1)",
+            params![RT],
+        )
+        .unwrap();
+    }
+    let store = Store::open(path, Durability::Full).unwrap();
+    let running = store.running(RT).unwrap();
+    assert_eq!(
+        running,
+        vec![RunningRun {
+            id: "old".into(),
+            owner: None,
+            lease_until: None
+        }]
+    );
+    assert!(store.claim(RT, "old", &lease()).unwrap());
     let _ = std::fs::remove_dir_all(&dir);
 }
