@@ -291,11 +291,19 @@ export interface ToolAnnotations {
   requiresApproval?: boolean
   /** `"reexecute"`: an ephemeral read — logged for sequencing, its result never stored, re-run on every replay. */
   replay?: 'log' | 'reexecute'
+  /** Running the call twice with the same `idempotencyKey` has the effect of running it once. */
+  idempotent?: boolean
 }
 
-/** Passed to a tool's `execute`/`revert`: the execution the call belongs to, stable across passes. */
+/** Passed to a tool's `execute`/`revert`: which call this is, the same on every pass of the execution. */
 export interface ToolExecuteContext {
   executionId: string
+  /** The call's place in the execution's log. */
+  seq: number
+  /** `<executionId>:<seq>`: a retried call carries the key of its first attempt. */
+  idempotencyKey: string
+  /** Set for `revert` of a call in doubt: it may or may not have taken effect, and no result is known. */
+  resultUnknown?: true
 }
 
 /** A terminal outcome, passed to `disposeExecution`. */
@@ -325,6 +333,12 @@ export interface ConnectorTool {
   requiresApproval?: boolean
   /** `"reexecute"` for idempotent reads whose results should stay out of the durable log. Default `"log"`. */
   replay?: 'log' | 'reexecute'
+  /**
+   * The tool applies a call once per `ctx.idempotencyKey`, however often it is run: a call left
+   * in doubt by a crash is then retried by recovery with the same key, instead of pausing the
+   * run for a person.
+   */
+  idempotent?: boolean
   execute: (args: any, ctx?: ToolExecuteContext) => unknown
   /** Compensation used by `runtime.rollback()`: undo an applied call, given its recorded args and result. */
   revert?: (args: any, result: any, ctx?: ToolExecuteContext) => unknown
@@ -449,7 +463,7 @@ export declare class ToolSetConnector extends CodemodeConnector {
 export declare function toolSetConnector(options: ToolSetConnectorOptions): ToolSetConnector
 export declare function toolSetConnector(ctx: unknown, options: ToolSetConnectorOptions): ToolSetConnector
 
-export type ToolLogEntryState = 'executing' | 'applied' | 'pending' | 'reverted' | 'error'
+export type ToolLogEntryState = 'executing' | 'applied' | 'pending' | 'reverted' | 'error' | 'in_doubt'
 /** One connector call or `codemode.step` of an execution (steps: `connector` is `"__step"`). */
 export interface ToolLogEntry {
   seq: number
@@ -480,14 +494,24 @@ export interface ExecutionState {
   createdAt: number
   /** Epoch ms of the last state change. */
   updatedAt: number
+  /** The pass holding the run (`host/pid/id`) and until when (epoch ms); absent when none does. */
+  owner?: string
+  leaseUntil?: number
+  idempotencyKey?: string
 }
-/** A call awaiting approval. */
+/** A call awaiting a decision: an approval, or (with `inDoubt`) a person's word on a call in doubt. */
 export interface PendingAction {
   executionId: string
   seq: number
   connector: string
   method: string
   args: unknown
+  /**
+   * The pass that ran this call ended before recording it: it may or may not have taken effect.
+   * `approve({ executionId, seq })` retries it; `markDone({ executionId, seq, result })` records
+   * that it did.
+   */
+  inDoubt?: true
 }
 
 /** A saved script the sandbox can run with `codemode.run(name, input)`. */
@@ -539,9 +563,11 @@ export interface ProxyToolInput {
 }
 /** What a pass returns (the tool's `execute`, `execute()`, `approve()`): outcomes are returned, never thrown. */
 export type ProxyToolOutput =
-  | { status: 'completed'; executionId: string; result: unknown; logs?: string[]; calls?: ToolLogEntry[] }
-  | { status: 'paused'; executionId: string; pending: PendingAction[]; calls?: ToolLogEntry[] }
-  | { status: 'error'; executionId: string; error: string; logs?: string[]; calls?: ToolLogEntry[] }
+  | { status: 'completed'; executionId: string; result: unknown; logs?: string[]; calls?: ToolLogEntry[]; replayed?: true }
+  | { status: 'paused'; executionId: string; pending: PendingAction[]; calls?: ToolLogEntry[]; inProgress?: true }
+  | { status: 'error'; executionId: string; error: string; logs?: string[]; calls?: ToolLogEntry[]; interrupted?: string; replayed?: true }
+  /** Only from `execute({ idempotencyKey })` while the keyed run is under way in another pass. */
+  | { status: 'running'; executionId: string; calls?: ToolLogEntry[]; inProgress: true }
 
 /** Reshapes a completed run's result for the model (the stored result keeps the raw value). */
 export type TransformResult = (result: unknown) => unknown | Promise<unknown>
@@ -587,6 +613,18 @@ export interface CreateCodemodeRuntimeOptions {
   /** Terminal executions kept; older ones are pruned when a run begins. Default 50. */
   maxExecutions?: number
   transformResult?: TransformResult
+  /**
+   * How long a pass holds its run without renewing (it renews every third of this). A process
+   * that dies leaves its runs to `recover()` after this at most; at once on the same host. Default 30 000.
+   */
+  leaseMs?: number
+  /** Opt-in: call `recover()` this often (ms, at least 100); `close()` stops it. */
+  recoverEvery?: number
+  /**
+   * `"normal"` (default): every committed change survives a crash of the process; a power loss
+   * or OS crash may lose the last ones. `"full"`: a power loss too (each commit waits for the disk).
+   */
+  durability?: 'normal' | 'full'
 }
 export interface CodemodeRuntimeToolOptions {
   /** Replaces the default description (the hints are then ignored). */
@@ -596,6 +634,18 @@ export interface CodemodeRuntimeToolOptions {
 }
 export interface CodemodeApproveOptions {
   executionId: string
+  /** The action the approver saw: refused (naming what waits now) when it is not the one waiting. Without it the approval is racy. */
+  seq?: number
+}
+export interface CodemodeMarkDoneOptions {
+  executionId: string
+  seq: number
+  /** What the call returned (replayed to the program when the run continues). */
+  result?: unknown
+}
+export interface CodemodeExecuteInput extends ProxyToolInput {
+  /** A retry with the same key starts nothing: it answers the recorded outcome (`replayed`), or `inProgress`. */
+  idempotencyKey?: string
 }
 export interface CodemodeRejectOptions {
   seq: number
@@ -614,20 +664,30 @@ export interface CodemodeRuntimeHandle {
   /** The AI SDK tool. */
   tool(options?: CodemodeRuntimeToolOptions): CodemodeTool
   /** Runs code as a new durable execution (as the default tool's `execute`). */
-  execute(input: ProxyToolInput): Promise<ProxyToolOutput>
+  execute(input: CodemodeExecuteInput): Promise<ProxyToolOutput>
   /** Connector methods and snippets, ranked. */
   search(query: string): Promise<SearchOutput>
   /** TypeScript documentation of a connector, method or snippet. */
   describe(target: string): Promise<DescribeOutput>
   /** Calls awaiting approval: of one paused execution, or of every paused execution (newest first). */
   pending(executionId?: string): Promise<PendingAction[]>
-  /** Approves the paused run's pending call and runs the next pass (earlier calls replay from the log). */
+  /** Approves the paused run's pending call (retries a call in doubt) and runs the next pass (earlier calls replay from the log). */
   approve(options: CodemodeApproveOptions): Promise<ProxyToolOutput>
+  /** Records that the call in doubt at `seq` took effect; `approve` then continues the run. `false` when it is not in doubt. */
+  markDone(options: CodemodeMarkDoneOptions): Promise<boolean>
+  /** Runs again the runs no live process holds (their pass died); one outcome per run taken up. */
+  recover(): Promise<ProxyToolOutput[]>
+  /** Stops `recoverEvery`. */
+  close(): void
   /** Rejects the pending call, ending the run (`rejected`); `false` when it was no longer pending. Applied calls are not undone. */
   reject(options: CodemodeRejectOptions): Promise<boolean>
-  /** Reverts the run's applied calls, newest first, through their connectors' `revert`; throws after trying all if any failed. */
+  /**
+   * Reverts the run's calls that are or may be in force (applied, or in doubt), newest first, through
+   * their connectors' `revert`; marks it `rolled_back` only when none is left in force; throws after
+   * trying all if any failed (or a call in doubt has no revert). A run a pass holds is refused.
+   */
   rollback(options: CodemodeRollbackOptions): Promise<void>
-  /** Ends paused (→ `rejected`) and stale running (→ `error`) runs not updated within `maxAgeMs`; returns their ids. */
+  /** Ends paused (→ `rejected`) and orphaned running (→ `error`) runs not updated within `maxAgeMs`; returns their ids. Never a run a live pass holds. */
   expirePaused(options?: CodemodeExpireOptions): Promise<string[]>
   /** The audit trail, newest first. */
   executions(limit?: number): Promise<ExecutionState[]>
@@ -655,5 +715,7 @@ export declare function createCodemodeRuntime(options: CreateCodemodeRuntimeOpti
 export declare const DEFAULT_MAX_EXECUTIONS: 50
 /** The default age after which `expirePaused` ends a run: 86 400 000 ms (24 h). */
 export declare const DEFAULT_PAUSED_TTL_MS: number
+/** How long a pass holds its run without renewing, by default: 30 000 ms. */
+export declare const DEFAULT_LEASE_MS: number
 /** The cap (serialized string length) on any value recorded durably: 1 000 000. */
 export declare const MAX_DURABLE_VALUE_BYTES: 1000000

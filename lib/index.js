@@ -7,7 +7,7 @@ const { runCode } = require('./cloudflare/run-code.js');
 const { jsonSchemaToType, generateTypesFromJsonSchema } = require('./cloudflare/schema-types.js');
 const { truncateResult, truncateResponse } = require('./cloudflare/truncate.js');
 const {
-  createCodemodeRuntime, DEFAULT_MAX_EXECUTIONS, DEFAULT_PAUSED_TTL_MS, MAX_DURABLE_VALUE_BYTES,
+  createCodemodeRuntime, DEFAULT_MAX_EXECUTIONS, DEFAULT_PAUSED_TTL_MS, DEFAULT_LEASE_MS, MAX_DURABLE_VALUE_BYTES,
 } = require('./runtime/index.js');
 const {
   CodemodeConnector, McpConnector, OpenApiConnector, ToolSetConnector, toolSetConnector,
@@ -27,6 +27,7 @@ module.exports = {
   createCodemodeRuntime,
   DEFAULT_MAX_EXECUTIONS,
   DEFAULT_PAUSED_TTL_MS,
+  DEFAULT_LEASE_MS,
   MAX_DURABLE_VALUE_BYTES,
   CodemodeConnector,
   McpConnector,

@@ -16,6 +16,7 @@ export const {
   createCodemodeRuntime,
   DEFAULT_MAX_EXECUTIONS,
   DEFAULT_PAUSED_TTL_MS,
+  DEFAULT_LEASE_MS,
   MAX_DURABLE_VALUE_BYTES,
   CodemodeConnector,
   McpConnector,

@@ -739,6 +739,11 @@ impl Store {
                 return Err(StoreError::missing(format!("No log entry at step {seq}")));
             };
             let now = now_ms();
+            if matches!(entry.state, EntryState::Reverted | EntryState::Error) {
+                // A late result of a pass that lost the run: it was rolled back or failed
+                // meanwhile, and that stands.
+                return Ok(());
+            }
             let stored = if entry.ephemeral {
                 None
             } else {
