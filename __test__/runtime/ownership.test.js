@@ -172,3 +172,102 @@ test('a call in doubt pauses the run for a person unless its tool is idempotent;
   assert.equal(final.status, 'rolled_back');
   assert.deepEqual(final.log.map((e) => e.state), ['reverted', 'reverted']);
 });
+
+test('an engine process killed during an approve: the run is kept, retried, and its approved action runs once', async () => {
+  const f = files();
+  const engine = new IsolateExecutor({ isolation: 'process', workers: 1 });
+  try {
+    let killed = false;
+    // wire's execute kills the engine that runs the program, once, before its effect.
+    class Killer extends Bank {
+      tools() {
+        const tools = super.tools();
+        const wire = tools.wire.execute;
+        return {
+          ...tools,
+          wire: {
+            ...tools.wire,
+            execute: async (args, ctx) => {
+              if (!killed) {
+                killed = true;
+                for (const pid of engine.stats().enginePids) process.kill(pid, 'SIGKILL');
+                await new Promise((r) => setTimeout(r, 100));
+              }
+              return wire(args, ctx);
+            },
+          },
+        };
+      }
+    }
+    const runtime = createCodemodeRuntime({ executor: engine, connectors: [new Killer(f.ledger)], path: f.db });
+    const paused = await runtime.execute({ code: 'async () => { await bank.pay({ memo: "a" }); await bank.wire({ memo: "w" }); await bank.pay({ memo: "b" }); return "done"; }' });
+    assert.equal(paused.status, 'paused');
+    const done = await runtime.approve({ executionId: paused.executionId, seq: paused.pending[0].seq });
+    assert.equal(killed, true);
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    assert.deepEqual(readLedger(f.ledger).filter((r) => r.op === 'effect').map((r) => r.memo), ['a', 'w', 'b']);
+  } finally {
+    await engine.dispose();
+  }
+});
+
+test('two processes approving the same run at jittered moments: one runs it, the other is refused, the action runs once', async () => {
+  const { spawn } = require('node:child_process');
+  const approveIn = (f, id, seq, delayMs) => new Promise((resolve) => {
+    const source = `
+      const { IsolateExecutor, createCodemodeRuntime } = require('./lib/index.js');
+      const { Bank } = require('./__test__/fixtures/bank.js');
+      const executor = new IsolateExecutor({ workers: 1 });
+      const runtime = createCodemodeRuntime({ executor, connectors: [new Bank(${JSON.stringify(f.ledger)})], path: ${JSON.stringify(f.db)} });
+      setTimeout(() => runtime.approve({ executionId: ${JSON.stringify(id)}, seq: ${seq} })
+        .then((o) => { console.log(JSON.stringify(o)); return executor.dispose(); }), ${delayMs});`;
+    const child = spawn(process.execPath, ['-e', source], { cwd: path.join(__dirname, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.on('exit', () => resolve(JSON.parse(out.trim().split('\n').pop())));
+  });
+  for (let round = 0; round < 3; round++) {
+    const f = files();
+    const runtime = createCodemodeRuntime({ executor, connectors: [new Bank(f.ledger)], path: f.db });
+    const paused = await runtime.execute({ code: 'async () => { await bank.wire({ memo: "w" }); return "done"; }' });
+    const seq = paused.pending[0].seq;
+    const outcomes = await Promise.all([approveIn(f, paused.executionId, seq, Math.random() * 40), approveIn(f, paused.executionId, seq, Math.random() * 40)]);
+    const completed = outcomes.filter((o) => o.status === 'completed');
+    assert.equal(completed.length, 1, JSON.stringify(outcomes));
+    const refused = outcomes.find((o) => o.status !== 'completed');
+    assert.match(refused.error, /is not paused \(status: (running|completed)\)|still held by the pass/);
+    assert.equal((await runtime.execution(paused.executionId)).status, 'completed');
+    assert.equal(readLedger(f.ledger).filter((r) => r.op === 'effect').length, 1);
+  }
+});
+
+test('recoverEvery takes up an orphaned run on its own; leaseMs, recoverEvery and durability are validated', async () => {
+  const f = files();
+  const { NativeStore } = require('../../lib/native.js');
+  const runtime = createCodemodeRuntime({ executor, connectors: [new Bank(f.ledger)], path: f.db, durability: 'full' });
+  const paused = await runtime.execute({ code: 'async () => { await bank.wire({ memo: "w" }); await bank.pay({ memo: "p" }); return "done"; }' });
+  // Approved in a process that died right after: the run is running and held by nobody.
+  const store = new NativeStore(f.db);
+  const resumed = store.resume('default', paused.executionId, { owner: 'gone/1/x', until: Date.now() + 60_000 }, paused.pending[0].seq);
+  assert.equal(resumed.kind, 'resumed');
+  assert.equal(store.release('default', paused.executionId, 'gone/1/x'), true);
+  const watcher = createCodemodeRuntime({ executor, connectors: [new Bank(f.ledger)], path: f.db, recoverEvery: 100 });
+  try {
+    let status;
+    for (let i = 0; i < 100 && status !== 'completed'; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      status = (await runtime.execution(paused.executionId)).status;
+    }
+    assert.equal(status, 'completed');
+    assert.deepEqual(readLedger(f.ledger).filter((r) => r.op === 'effect').map((r) => r.memo), ['w', 'p']);
+  } finally {
+    watcher.close();
+  }
+  for (const [options, pattern] of [
+    [{ leaseMs: 5 }, /leaseMs must be an integer between 100 and 3600000 \(got 5\)/],
+    [{ recoverEvery: 1.5 }, /recoverEvery must be an integer of at least 100 ms/],
+    [{ durability: 'fast' }, /durability must be "normal" or "full" \(got "fast"\)/],
+  ]) {
+    assert.throws(() => createCodemodeRuntime({ executor, connectors: [], path: f.db, ...options }), (e) => e.code === 'ERR_INVALID_ARGUMENT' && pattern.test(e.message));
+  }
+});
