@@ -270,4 +270,4 @@ function generateTypesFromJsonSchema(tools) {
   return `${aliases.join('\n')}\n\ndeclare const codemode: {\n${members.join('\n\n')}\n}`.trim();
 }
 
-module.exports = { jsonSchemaToType, generateTypesFromJsonSchema };
+module.exports = { jsonSchemaToType, generateTypesFromJsonSchema, pascalCase, escapeComment, oneLine };

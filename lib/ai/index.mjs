@@ -1,0 +1,11 @@
+// ESM form of `@supolka/codemode-executor/ai` (the CommonJS module, re-exported).
+import ai from './index.js';
+
+export const {
+  createCodeTool,
+  aiTools,
+  resolveProvider,
+  generateTypes,
+  ToolSetConnector,
+  toolSetConnector,
+} = ai;
