@@ -42,6 +42,17 @@ export interface CodeToolOutput {
  * generated TypeScript declarations; `execute({ code })` throws `Code execution failed: …`.
  */
 export declare function createCodeTool(options: CreateCodeToolOptions): Tool<CodeToolInput, CodeToolOutput>
+export interface CodeModeToolOptions {
+  executor: Executor
+  /** Replaces the default description; `{{types}}` is replaced by the bound tools' declarations. */
+  description?: string
+}
+/**
+ * AI SDK 7's code mode on this engine: a tool caller for `generateText({ experimental_toolCallers })`;
+ * programs call the bound tools as `tools.<name>(input)`, and the AI SDK's abortSignal cancels the run.
+ * Needs AI SDK 7 (`experimental_toolCaller`).
+ */
+export declare function codeModeTool(options: CodeModeToolOptions): Tool<CodeToolInput, CodeToolOutput>
 /** A ToolSet under the default `codemode` namespace. */
 export declare function aiTools(tools: CodeToolTools): ToolProvider
 /** Drops `needsApproval` tools and wraps each execute with validation by its input schema. */

@@ -221,12 +221,31 @@ function createCodeTool(options) {
   return ai().tool({
     description: (options.description ?? DEFAULT_DESCRIPTION).replace('{{types}}', blocks.filter(Boolean).join('\n\n')),
     inputSchema: codeSchema(),
-    execute: async ({ code }) => runCode({ code, executor, providers: resolved }),
+    // The AI SDK's abortSignal (not honoured by Cloudflare's) cancels the run.
+    execute: async ({ code }, callOptions) => runCode({ code, executor, providers: resolved, signal: callOptions && callOptions.abortSignal }),
   });
+}
+
+/**
+ * AI SDK 7's code mode on this engine (what `experimental_codeModeTool` of `@ai-sdk/code-mode`
+ * offers): a tool caller for `generateText({ experimental_toolCallers })`. Its program calls
+ * the tools the generation binds to it as `tools.<name>(input)`; each run gets a fresh
+ * isolate of `executor`, and the AI SDK's abortSignal cancels it. Needs AI SDK 7.
+ */
+function codeModeTool({ executor, description } = {}) {
+  const { experimental_toolCaller: toolCaller } = ai();
+  if (typeof toolCaller !== 'function') {
+    throw new Error('codeModeTool needs AI SDK 7 (experimental_toolCaller); with AI SDK 6 use createCodeTool({ tools, executor })');
+  }
+  if (!executor || typeof executor.execute !== 'function') throw new TypeError('codeModeTool: executor must implement execute(code, providers, options)');
+  const text = description ?? DEFAULT_DESCRIPTION.replace('codemode.searchWeb', 'tools.searchWeb');
+  const bound = (tools) => createCodeTool({ tools: [{ name: 'tools', tools }], executor, description: text });
+  return toolCaller(bound({}), { type: 'local', bind: (tools) => bound(tools) });
 }
 
 module.exports = {
   createCodeTool,
+  codeModeTool,
   aiTools,
   resolveProvider,
   generateTypes,

@@ -3,6 +3,7 @@ import ai from './index.js';
 
 export const {
   createCodeTool,
+  codeModeTool,
   aiTools,
   resolveProvider,
   generateTypes,

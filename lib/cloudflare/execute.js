@@ -107,7 +107,10 @@ function execute(run, code, providersOrFns, options, sourceBreach) {
     if (entry === undefined) return transportStringify({ error: `Unknown namespace ${name}` });
     return entry.kind === 'provider' ? callProvider(entry.fns, tool, argsJson) : callConnector(entry.binding, tool, argsJson);
   };
-  return run({ code: normalizeCode(code), namespaces, resultMode: 'clone', dispatch }).then((report) => {
+  // `options.signal` (an AbortSignal; not in Cloudflare's form) cancels the run as in the
+  // native form: the promise rejects with the signal's reason.
+  const signal = options ? options.signal : undefined;
+  return run({ code: normalizeCode(code), namespaces, resultMode: 'clone', dispatch, signal }).then((report) => {
     const logs = report.logs;
     if (report.error !== undefined && report.error !== null) return { result: undefined, error: report.error, logs };
     return { result: cloneParse(report.resultJson), logs };

@@ -3,8 +3,12 @@
 // model reads next ("Code execution failed: ..." plus the console output).
 const { normalizeCode } = require('./normalize.js');
 
-async function runCode({ code, executor, providers, connectors }) {
-  const options = connectors && connectors.length ? { connectors } : undefined;
+// `signal` (not in Cloudflare's runCode) is passed on to the executor, which cancels the run
+// when it aborts (an executor that knows no `signal` option ignores it).
+async function runCode({ code, executor, providers, connectors, signal }) {
+  let options;
+  if (connectors && connectors.length) options = { connectors };
+  if (signal !== undefined && signal !== null) options = { ...options, signal };
   const out = await executor.execute(normalizeCode(code), providers, options);
   const logs = out.logs || [];
   if (out.error) {
