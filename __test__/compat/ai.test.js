@@ -132,3 +132,28 @@ test('examples/ai-code-tool.js runs createCodeTool in a generateText loop and ex
     'the model said: "Right now: Oslo 39.2°F, Lisbon 66.2°F."',
   ]) assert.ok(stdout.includes(line), `missing "${line}" in:\n${stdout}`);
 });
+
+test('a file written for @cloudflare/codemode/ai runs on Node with only its imports and the executor constructor changed', async () => {
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const { execFile } = require('node:child_process');
+  const original = fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'cloudflare-app.mjs'), 'utf8');
+  const migrated = original
+    .replace('import { createCodeTool } from "@cloudflare/codemode/ai"; // import: ai', 'import { createCodeTool } from "@supolka/codemode-executor/ai";')
+    .replace('import { DynamicWorkerExecutor } from "@cloudflare/codemode"; // import: root', 'import { IsolateExecutor } from "@supolka/codemode-executor";')
+    .replace('const executor = new DynamicWorkerExecutor({ loader: env.LOADER }); // constructor', 'const executor = new IsolateExecutor();');
+  const changed = original.split('\n').filter((line, i) => line !== migrated.split('\n')[i]);
+  assert.equal(changed.length, 3, 'only the two imports and the constructor changed');
+  // Inside the repository, so the package name resolves to this checkout.
+  const file = path.join(__dirname, '..', 'fixtures', `.migrated-${process.pid}.mjs`);
+  fs.writeFileSync(file, migrated);
+  try {
+    const { code, stdout, stderr } = await new Promise((resolve) => {
+      execFile(process.execPath, [file], { timeout: 60_000 }, (error, out, err) => resolve({ code: error ? (error.code ?? 1) : 0, stdout: out, stderr: err }));
+    });
+    assert.equal(code, 0, stderr);
+    assert.deepEqual(JSON.parse(stdout.trim()), { type: 'json', value: { result: 7 } });
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+});
