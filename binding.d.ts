@@ -215,6 +215,12 @@ export interface NativePending {
 export interface NativeReport {
   resultJson?: string
   error?: string
+  /**
+   * With `error`: what ended the run (`syntax`, `program`, `timeout`, `memory`, `bound`,
+   * `cancelled`, `unsettleable`), and for `bound` the bound's option name.
+   */
+  errorKind?: string
+  errorBound?: string
   logs: Array<string>
   queuedMs: number
   runMs: number

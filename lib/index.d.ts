@@ -107,11 +107,23 @@ export interface ExecutionHandle {
   dispose(): Promise<boolean>
 }
 
+/**
+ * What ended a failed run: `syntax` (does not compile), `program` (threw or rejected), `timeout`
+ * (wall clock), `memory` (`memoryLimitMb`), `bound` (another bound, named in `errorBound`),
+ * `cancelled`, `unsettleable` (awaits what nothing can settle). A cancelled run rejects with the
+ * signal's reason instead of resolving.
+ */
+export type ErrorKind = 'syntax' | 'program' | 'timeout' | 'memory' | 'bound' | 'cancelled' | 'unsettleable'
+
 export interface NativeExecuteResult {
   /** The program's value (JSON data); `undefined` when it returned nothing or failed. */
   result: unknown
   /** Present only when the program failed: its message, or the bound it broke. */
   error?: string
+  /** With `error`: what ended the run, decided where it happened (never read from the message). */
+  errorKind?: ErrorKind
+  /** With `errorKind: "bound"`: the bound's option name (`maxToolCalls`, `cpuTimeMs`, …). */
+  errorBound?: string
   /** Captured console lines; `warn` prefixed `[warn] `, `error` prefixed `[error] `. */
   logs: string[]
   timing: { queuedMs: number; runMs: number; totalMs: number }

@@ -149,12 +149,94 @@ pub struct RunRequest {
     pub enqueued_at: Instant,
 }
 
+/// What ended a failed run, as data (`errorKind` in the native form's results), so a host can
+/// tell a timeout from a program error without reading the message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The program does not compile (or closes the expression it is compiled in).
+    Syntax,
+    /// The program threw or rejected (or did not evaluate to a function).
+    Program,
+    /// Its wall-clock `timeout` passed.
+    Timeout,
+    /// Its heap (or ArrayBuffer) budget, `memoryLimitMb`.
+    Memory,
+    /// Another bound (its name in [`RunError::bound`]): a message size, a count, `cpuTimeMs`.
+    Bound,
+    /// The host cancelled it (an AbortSignal, or the host closing the run).
+    Cancelled,
+    /// It awaits something nothing can settle.
+    Unsettleable,
+}
+
+impl ErrorKind {
+    pub const ALL: [ErrorKind; 7] = [
+        ErrorKind::Syntax,
+        ErrorKind::Program,
+        ErrorKind::Timeout,
+        ErrorKind::Memory,
+        ErrorKind::Bound,
+        ErrorKind::Cancelled,
+        ErrorKind::Unsettleable,
+    ];
+
+    /// The name JS sees.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Syntax => "syntax",
+            ErrorKind::Program => "program",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Memory => "memory",
+            ErrorKind::Bound => "bound",
+            ErrorKind::Cancelled => "cancelled",
+            ErrorKind::Unsettleable => "unsettleable",
+        }
+    }
+
+    /// The byte the protocol carries (its index in `ALL`).
+    pub fn wire(self) -> u8 {
+        ErrorKind::ALL.iter().position(|k| *k == self).unwrap_or(1) as u8
+    }
+
+    pub fn from_wire(byte: u8) -> Option<ErrorKind> {
+        ErrorKind::ALL.get(byte as usize).copied()
+    }
+}
+
+/// How a run failed: what kind of failure, the bound it broke (for [`ErrorKind::Bound`]), and
+/// the message the program's author reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunError {
+    pub kind: ErrorKind,
+    pub bound: Option<String>,
+    pub message: String,
+}
+
+impl RunError {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> RunError {
+        RunError {
+            kind,
+            bound: None,
+            message: message.into(),
+        }
+    }
+
+    /// A breach of the bound named `bound` (its option name, as `limits` writes it).
+    pub fn bound(bound: &str, message: impl Into<String>) -> RunError {
+        RunError {
+            kind: ErrorKind::Bound,
+            bound: Some(bound.to_string()),
+            message: message.into(),
+        }
+    }
+}
+
 /// What one run produced.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct RunOutput {
     /// JSON text of the result; `None` for `undefined` (or when the run failed).
     pub result_json: Option<String>,
-    pub error: Option<String>,
+    pub error: Option<RunError>,
     pub logs: Vec<String>,
     pub tool_calls: u32,
     pub heap_used_bytes: u64,
@@ -172,12 +254,12 @@ pub struct Report {
 }
 
 impl Report {
-    /// A run that ended with `message` before it could start (cancelled while queued, or
+    /// A run that ended with `error` before it could start (cancelled while queued, or
     /// refused by a bound), having waited `waited`.
-    pub fn not_started(message: String, waited: Duration) -> Report {
+    pub fn not_started(error: RunError, waited: Duration) -> Report {
         Report {
             output: RunOutput {
-                error: Some(message),
+                error: Some(error),
                 ..RunOutput::default()
             },
             queued: waited,
@@ -313,7 +395,8 @@ mod tests {
         let inner = Completion::new(move |o: Outcome| s.lock().unwrap().push(o.is_ok()));
         let s = seen.clone();
         let outer = inner.then_after(move || s.lock().unwrap().push(false));
-        assert!(outer.finish(Ok(Report::not_started("x".into(), Duration::ZERO))));
+        let cancelled = RunError::new(ErrorKind::Cancelled, "x");
+        assert!(outer.finish(Ok(Report::not_started(cancelled, Duration::ZERO))));
         assert!(!outer.finish(Err(Fault::disposed())));
         assert_eq!(*seen.lock().unwrap(), vec![false, true]);
     }

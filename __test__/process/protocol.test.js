@@ -48,7 +48,7 @@ const enc = {
     frame(T.Execute, new Writer().u64(runId).f64(timeoutMs).u32(memoryMb).u8(flags).opt(fault)
       .str(code).str(runConfig).body()),
   reply: (runId, callId, json) => frame(T.Reply, new Writer().u64(runId).u32(callId).str(json).body()),
-  cancel: (runId, reason) => frame(T.Cancel, new Writer().u64(runId).str(reason).body()),
+  cancel: (runId, reason, bound) => frame(T.Cancel, new Writer().u64(runId).str(reason).opt(bound).body()),
   ping: (seq) => frame(T.Ping, new Writer().u64(seq).body()),
   shutdown: (mode) => frame(T.Shutdown, new Writer().u8(mode).body()),
   handleExecute: (handleId, runId, timeoutMs, code) =>
@@ -106,7 +106,7 @@ function decode(type, body) {
       f = { runId: r.u64(), status: r.u8() };
       if (f.status === 0) {
         Object.assign(f, {
-          resultJson: r.opt(), error: r.opt(), logs: r.list(), queuedMs: r.f64(), runMs: r.f64(),
+          resultJson: r.opt(), error: r.opt(), errorKind: r.u8(), errorBound: r.opt(), logs: r.list(), queuedMs: r.f64(), runMs: r.f64(),
           toolCalls: r.u32(), heapUsedBytes: r.f64(), handleId: r.u64(),
         });
       } else if (f.status === 1) {
@@ -217,7 +217,7 @@ const big = (_k, v) => (typeof v === 'bigint' ? `${v}n` : v);
 // Start an engine and complete the handshake.
 async function ready(config = '{"workers":2}', env) {
   const e = startEngine(env);
-  e.send(enc.hello(1, 1, config));
+  e.send(enc.hello(2, 2, config));
   e.ready = await e.expect('Ready');
   return e;
 }
@@ -255,21 +255,21 @@ async function result(e, runId, timeoutMs) {
 // ---------------------------------------------------------------------------------------------
 // 1. Handshake and version negotiation
 
-test('handshake: Hello → Ready with version 1, the child pid and the configured workers', { timeout: TIMEOUT }, withEngine(async ({ start }) => {
+test('handshake: Hello → Ready with version 2, the child pid and the configured workers', { timeout: TIMEOUT }, withEngine(async ({ start }) => {
   const e = start();
-  e.send(enc.hello(1, 1, '{"workers":2}'));
+  e.send(enc.hello(2, 2, '{"workers":2}'));
   const r = await e.expect('Ready');
-  assert.equal(r.version, 1);
+  assert.equal(r.version, 2);
   assert.equal(r.pid, e.pid);
   assert.equal(r.workers, 2);
   assert.equal(typeof r.engine, 'string');
 }));
 
-test('version negotiation picks min(max_version, 1)', { timeout: TIMEOUT }, withEngine(async ({ start }) => {
+test('version negotiation picks min(max_version, 2)', { timeout: TIMEOUT }, withEngine(async ({ start }) => {
   const e = start();
   e.send(enc.hello(1, 7, '{"workers":2}'));
   const r = await e.expect('Ready');
-  assert.equal(r.version, 1);
+  assert.equal(r.version, 2);
 }));
 
 // A refused handshake: the engine answers exactly one Refuse and exits with status 2. The engine
@@ -296,6 +296,10 @@ async function assertRefused(start, firstFrame) {
   }
 }
 
+test('version 1 alone is no longer spoken → Refuse, exit 2', { timeout: TIMEOUT }, withEngine(async ({ start }) => {
+  await assertRefused(start, enc.hello(1, 1, '{"workers":2}'));
+}));
+
 test('no common version → Refuse, exit 2', { timeout: TIMEOUT }, withEngine(async ({ start }) => {
   await assertRefused(start, enc.hello(50, 60, '{"workers":2}'));
 }));
@@ -306,7 +310,7 @@ test('a first frame other than Hello → Refuse, exit 2', { timeout: TIMEOUT }, 
 
 for (const config of ['{"workers":0}', '{"noSuchOption":1}', '{"workers":"two"}', '[]', 'not json']) {
   test(`bad configuration ${config} → Refuse, exit 2`, { timeout: TIMEOUT }, withEngine(async ({ start }) => {
-    await assertRefused(start, enc.hello(1, 1, config));
+    await assertRefused(start, enc.hello(2, 2, config));
   }));
 }
 
@@ -320,11 +324,26 @@ test('Execute → Result status 0 with result_json, no error, no logs and stats'
   assert.equal(r.status, 0);
   assert.equal(r.resultJson, '2');
   assert.equal(r.error, undefined);
+  assert.equal(r.errorKind, 0);
+  assert.equal(r.errorBound, undefined);
   assert.deepEqual(r.logs, []);
   assert.equal(r.toolCalls, 0);
   assert.equal(r.handleId, 0n);
   assert.ok(r.queuedMs >= 0 && r.runMs >= 0);
   assertStats(r.stats, 2);
+}));
+
+test('a failed run: error with error_kind 1 (program); a broken bound: kind 4 with its name', { timeout: TIMEOUT }, withEngine(async ({ start }) => {
+  const e = start();
+  e.send(enc.hello(2, 2, '{"workers":1,"maxLogLines":1}'));
+  await e.expect('Ready');
+  e.send(enc.execute({ runId: 3, code: 'async () => { throw new Error("nope") }', runConfig: '{"resultMode":"json","namespaces":[]}' }));
+  const thrown = await result(e, 3);
+  assert.deepEqual([thrown.status, thrown.error, thrown.errorKind, thrown.errorBound], [0, 'nope', 1, undefined]);
+  e.send(enc.execute({ runId: 4, code: 'async () => { console.log(1); console.log(2); }', runConfig: '{"resultMode":"json","namespaces":[]}' }));
+  const bound = await result(e, 4);
+  assert.equal(bound.errorKind, 4);
+  assert.equal(bound.errorBound, 'maxLogLines');
 }));
 
 test('tool calls: ToolCall frames with distinct call ids, Reply results and errors', { timeout: TIMEOUT }, withEngine(async ({ ready }) => {
@@ -600,7 +619,7 @@ const protocolErrors = {
   'a short body': frame(T.Ping, Buffer.from([1, 0, 0])),
   'a presence flag other than 0/1': frame(T.Execute, new Writer().u64(1).f64(0).u32(0).u8(0).u8(2).str('async () => 1').str(RC()).body()),
   'invalid UTF-8 in a str': frame(T.Execute, new Writer().u64(1).f64(0).u32(0).u8(0).u8(0).u32(2).raw([0xc3, 0x28]).str(RC()).body()),
-  'a second Hello': enc.hello(1, 1, '{"workers":2}'),
+  'a second Hello': enc.hello(2, 2, '{"workers":2}'),
 };
 
 for (const [name, bytes] of Object.entries(protocolErrors)) {
@@ -623,7 +642,7 @@ test('before Hello a frame of exactly 1 MiB is accepted', { timeout: TIMEOUT }, 
   const config = '{"workers":2}';
   // length = type(1) + min(2) + max(2) + str length(4) + config bytes
   const padded = config + ' '.repeat(1024 * 1024 - 9 - config.length);
-  const hello = enc.hello(1, 1, padded);
+  const hello = enc.hello(2, 2, padded);
   assert.equal(hello.readUInt32LE(0), 1024 * 1024);
   e.send(hello);
   const r = await e.expect('Ready');
@@ -634,7 +653,7 @@ test('before Hello a frame of 1 MiB + 1 → exit 3', { timeout: TIMEOUT }, withE
   const e = start();
   const config = '{"workers":2}';
   const padded = config + ' '.repeat(1024 * 1024 - 9 - config.length + 1);
-  const hello = enc.hello(1, 1, padded);
+  const hello = enc.hello(2, 2, padded);
   assert.equal(hello.readUInt32LE(0), 1024 * 1024 + 1);
   e.send(hello);
   assert.deepEqual(await e.exitWithin(), { code: 3, signal: null });
@@ -669,7 +688,7 @@ test('after Hello a frame one byte above the configured maximum → exit 3', { t
 
 test('frames split into single bytes and coalesced are read alike', { timeout: TIMEOUT }, withEngine(async ({ start }) => {
   const e = start();
-  const bytes = Buffer.concat([enc.hello(1, 1, '{"workers":2}'), enc.ping(1), enc.execute({ runId: 1, code: 'async () => "ok"' }), enc.ping(2)]);
+  const bytes = Buffer.concat([enc.hello(2, 2, '{"workers":2}'), enc.ping(1), enc.execute({ runId: 1, code: 'async () => "ok"' }), enc.ping(2)]);
   for (let i = 0; i < bytes.length; i++) {
     e.send(bytes.subarray(i, i + 1));
     if (i % 7 === 0) await new Promise((r) => setImmediate(r));

@@ -6,22 +6,13 @@
 // tool's input schema is the AI SDK's `jsonSchema()`).
 
 const { runCode } = require('../cloudflare/run-code.js');
+const { AI_DESCRIPTION } = require('../cloudflare/code-tool-text.js');
 const { sanitizeToolName } = require('../cloudflare/names.js');
 const { jsonSchemaToType, pascalCase, escapeComment, oneLine } = require('../cloudflare/schema-types.js');
 const { ToolSetConnector, toolSetConnector } = require('../connectors/toolset.js');
 const { isObject } = require('../util.js');
 
-// Cloudflare's tool description; `{{types}}` becomes the generated declarations.
-const DEFAULT_DESCRIPTION = `Execute code to achieve a goal.
-
-Available:
-{{types}}
-
-Write an async arrow function in JavaScript that returns the result.
-Do NOT use TypeScript syntax — no type annotations, interfaces, or generics.
-Do NOT define named functions then call them — just write the arrow function body directly.
-
-Example: async () => { const r = await codemode.searchWeb({ query: "test" }); return r; }`;
+const DEFAULT_DESCRIPTION = AI_DESCRIPTION;
 
 const CODE_DESCRIPTION = 'JavaScript async arrow function to execute';
 

@@ -408,17 +408,23 @@ class ExecutionHandle {
   }
 }
 
-// The native report of a run refused before it started (a breached bound is the program's
-// outcome, not a fault).
+// The native report of a run refused before it started for its source size (a breached bound
+// is the program's outcome, not a fault).
 function notStarted(error) {
-  return { resultJson: null, error, logs: [], queuedMs: 0, runMs: 0, totalMs: 0, toolCalls: 0, heapUsedBytes: 0 };
+  return { resultJson: null, error, errorKind: 'bound', errorBound: 'maxCodeBytes', logs: [], queuedMs: 0, runMs: 0, totalMs: 0, toolCalls: 0, heapUsedBytes: 0 };
 }
 
 function shapeNativeReport(report) {
   const out = {
     result: report.resultJson === undefined || report.resultJson === null ? undefined : JSON.parse(report.resultJson),
   };
-  if (report.error !== undefined && report.error !== null) out.error = report.error;
+  if (report.error !== undefined && report.error !== null) {
+    out.error = report.error;
+    // What ended the run, as data: a host need not read the message to tell a timeout from a
+    // program error.
+    out.errorKind = report.errorKind;
+    if (report.errorBound !== undefined && report.errorBound !== null) out.errorBound = report.errorBound;
+  }
   out.logs = report.logs;
   out.timing = { queuedMs: report.queuedMs, runMs: report.runMs, totalMs: report.totalMs };
   out.stats = { toolCalls: report.toolCalls, heapUsedBytes: report.heapUsedBytes };

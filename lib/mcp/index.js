@@ -10,6 +10,7 @@ const { sanitizeToolName } = require('../cloudflare/names.js');
 const { generateTypesFromJsonSchema } = require('../cloudflare/schema-types.js');
 const { normalizeCode } = require('../cloudflare/normalize.js');
 const { truncateResult } = require('../cloudflare/truncate.js');
+const { MCP_TEMPLATE } = require('../cloudflare/code-tool-text.js');
 const { toModelOutput } = require('../runtime/model-tool.js');
 const { messageOf } = require('../util.js');
 
@@ -78,17 +79,6 @@ function plainValue(result) {
   return result;
 }
 
-const CODE_TEMPLATE = `Execute code to achieve a goal.
-
-Available:
-{{types}}
-
-Write an async arrow function in JavaScript that returns the result.
-Do NOT use TypeScript syntax — no type annotations, interfaces, or generics.
-Do NOT define named functions then call them — just write the arrow function body directly.
-
-{{example}}`;
-
 // `Example: …` calling the first tool with placeholder arguments of the right kinds.
 function exampleLine(first) {
   if (!first) return '';
@@ -118,7 +108,7 @@ async function codeMcpServer({ server, executor, description }) {
     descriptors[t.name] = { description: t.description, inputSchema: t.inputSchema };
     fns[t.name] = async (args) => plainValue(await client.callTool({ name: t.name, arguments: args }));
   }
-  const text = (description ?? CODE_TEMPLATE)
+  const text = (description ?? MCP_TEMPLATE)
     .replace('{{types}}', generateTypesFromJsonSchema(descriptors))
     .replace('{{example}}', exampleLine(tools[0]));
   const proxy = new McpServer({ name: 'codemode', version: '1.0.0' });

@@ -11,7 +11,7 @@ use crate::error::{ErrorCode, Fault};
 use crate::limits::Limits;
 use crate::pool::LocalRunner;
 use crate::process::host::{EngineCommand, ProcessPool};
-use crate::run::{Completion, Outcome, Overrides, Report, RunKind, RunRequest, TestHook};
+use crate::run::{Completion, Outcome, Overrides, Report, RunError, RunKind, RunRequest, TestHook};
 use crate::runner::Runner;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -177,7 +177,8 @@ impl NativeExecutor {
             self.runner.limits().max_code_bytes,
             "maxCodeBytes",
         ) {
-            resolve(Ok(Report::not_started(message, Duration::ZERO)));
+            let breach = RunError::bound("maxCodeBytes", message);
+            resolve(Ok(Report::not_started(breach, Duration::ZERO)));
             return Ok(promise);
         }
         let run_id = self.next_run.fetch_add(1, Ordering::Relaxed);

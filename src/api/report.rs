@@ -9,6 +9,10 @@ use std::time::Duration;
 pub struct NativeReport {
     pub result_json: Option<String>,
     pub error: Option<String>,
+    /// With `error`: what ended the run (`syntax`, `program`, `timeout`, `memory`, `bound`,
+    /// `cancelled`, `unsettleable`), and for `bound` the bound's option name.
+    pub error_kind: Option<String>,
+    pub error_bound: Option<String>,
     pub logs: Vec<String>,
     pub queued_ms: f64,
     pub run_ms: f64,
@@ -51,7 +55,9 @@ pub fn native_report(outcome: Outcome) -> NativeReport {
     match outcome {
         Ok(r) => NativeReport {
             result_json: r.output.result_json,
-            error: r.output.error,
+            error_kind: r.output.error.as_ref().map(|e| e.kind.as_str().to_string()),
+            error_bound: r.output.error.as_ref().and_then(|e| e.bound.clone()),
+            error: r.output.error.map(|e| e.message),
             logs: r.output.logs,
             queued_ms: ms(r.queued),
             run_ms: ms(r.run),
@@ -65,6 +71,8 @@ pub fn native_report(outcome: Outcome) -> NativeReport {
         Err(fault) => NativeReport {
             result_json: None,
             error: None,
+            error_kind: None,
+            error_bound: None,
             logs: Vec::new(),
             queued_ms: 0.0,
             run_ms: 0.0,

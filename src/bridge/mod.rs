@@ -5,6 +5,7 @@
 //! a [`ToolSink`]; its reply comes back as a string through [`ReplyRouter::route`], which finds
 //! the run by id and hands the reply to that run's channel.
 
+use crate::run::RunError;
 use crossbeam_channel::{Receiver, Sender};
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -31,9 +32,9 @@ pub trait ToolSink: Send + Sync {
 pub enum RunEvent {
     /// The reply to a tool call: JSON text `{"result": ...}` or `{"error": "..."}`.
     Reply { call_id: u32, json: String },
-    /// The host broke a bound on this run's behalf (for example an oversized reply); the run
-    /// ends with this message.
-    Breach(String),
+    /// The run ends now with this error: the host broke a bound on its behalf (an oversized
+    /// reply), or cancelled it.
+    End(RunError),
 }
 
 /// The message for a breached size bound. `bound` is the option name users can look up.
@@ -107,9 +108,9 @@ impl ReplyRouter {
             "maxReplyBytes",
         ) {
             Ok(()) => RunEvent::Reply { call_id, json },
-            Err(msg) => RunEvent::Breach(msg),
+            Err(msg) => RunEvent::End(RunError::bound("maxReplyBytes", msg)),
         };
-        let oversized = matches!(event, RunEvent::Breach(_));
+        let oversized = matches!(event, RunEvent::End(_));
         if route.events.send(event).is_err() {
             return Routed::NoRun;
         }
@@ -120,14 +121,15 @@ impl ReplyRouter {
         }
     }
 
-    /// Tells a run to end now with `message` (a cancellation by the host). Takes effect when the
-    /// run next waits (on a tool call, a timer or a promise); a run that never yields ends at its
-    /// deadline. Returns false when no such run is live.
-    pub fn end(&self, run_id: u64, message: String) -> bool {
+    /// Tells a run to end now with `error` (a cancellation by the host, or a bound it broke on
+    /// the run's behalf). Takes effect when the run next waits (on a tool call, a timer or a
+    /// promise); a run that never yields ends at its deadline. Returns false when no such run is
+    /// live.
+    pub fn end(&self, run_id: u64, error: RunError) -> bool {
         let routes = self.lock();
         routes
             .get(&run_id)
-            .is_some_and(|route| route.events.send(RunEvent::Breach(message)).is_ok())
+            .is_some_and(|route| route.events.send(RunEvent::End(error)).is_ok())
     }
 
     pub fn live_runs(&self) -> usize {
@@ -189,9 +191,9 @@ mod tests {
         let rx = router.open(9, 10);
         assert_eq!(router.route(9, 0, "x".repeat(11)), Routed::Oversized);
         match rx.try_recv().unwrap() {
-            RunEvent::Breach(msg) => {
-                assert!(msg.contains("maxReplyBytes"), "{msg}");
-                assert!(msg.contains("11 bytes > 10"), "{msg}");
+            RunEvent::End(error) => {
+                assert_eq!(error.bound.as_deref(), Some("maxReplyBytes"));
+                assert!(error.message.contains("11 bytes > 10"), "{error:?}");
             }
             other => panic!("unexpected {other:?}"),
         }

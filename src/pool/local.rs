@@ -5,7 +5,7 @@
 use super::{HandleClosedHook, Job, Pool};
 use crate::bridge::{ReplyRouter, Routed};
 use crate::limits::Limits;
-use crate::run::{RunRequest, Stats};
+use crate::run::{ErrorKind, RunError, RunRequest, Stats};
 use crate::runner::Runner;
 use std::sync::Arc;
 
@@ -23,6 +23,13 @@ impl LocalRunner {
     }
 
     /// Sets the hook told when a retained isolate goes away (expiry, disposal, a bound).
+    /// Ends a run that broke a bound on the host's side (an oversized reply the host kept): it
+    /// ends as that breach when it next waits, as an oversized reply does here. False when no
+    /// such run is live.
+    pub fn breach(&self, run_id: u64, error: RunError) -> bool {
+        self.router.end(run_id, error)
+    }
+
     pub fn on_handle_closed(&self, hook: HandleClosedHook) {
         self.pool.on_handle_closed(hook);
     }
@@ -53,7 +60,8 @@ impl Runner for LocalRunner {
 
     fn cancel(&self, run_id: u64, message: String) -> bool {
         // A waiting run sees the message on its channel; a busy one is terminated.
-        if !self.router.end(run_id, message.clone()) {
+        let cancelled = RunError::new(ErrorKind::Cancelled, message.clone());
+        if !self.router.end(run_id, cancelled) {
             return false;
         }
         self.pool.cancel(run_id, message);

@@ -19,7 +19,7 @@ pub use local::LocalRunner;
 use crate::bridge::RunEvent;
 use crate::error::Fault;
 use crate::limits::Limits;
-use crate::run::{Report, RunKind, RunRequest, Stats};
+use crate::run::{ErrorKind, Report, RunError, RunKind, RunRequest, Stats};
 use crate::sandbox::Terminator;
 use crossbeam_channel::{Receiver, Sender, TrySendError};
 use retained::HandleCommand;
@@ -263,9 +263,10 @@ fn answer_unstarted(shared: &Shared, job: &Job) -> bool {
     }
     if let Some(message) = lock(&shared.cancelled).remove(&job.request.run_id) {
         let waited = job.request.enqueued_at.elapsed();
-        job.request
-            .completion
-            .finish(Ok(Report::not_started(message, waited)));
+        job.request.completion.finish(Ok(Report::not_started(
+            RunError::new(ErrorKind::Cancelled, message),
+            waited,
+        )));
         return true;
     }
     false

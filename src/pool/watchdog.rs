@@ -5,25 +5,26 @@
 //! (`after`: the admission check of `admission.rs`).
 
 use crate::os::ThreadCpuClock;
+use crate::run::{ErrorKind, RunError};
 use crate::sandbox::{cpu_message, StopReason, Terminator, TIMED_OUT};
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// Answers an abandoned run with the given error text and replaces its worker. Shared with the
+/// Answers an abandoned run with the given error and replaces its worker. Shared with the
 /// sandbox's wedge hook; whichever fires first takes it.
-pub type AbandonAction = Arc<Mutex<Option<Box<dyn FnOnce(String) + Send>>>>;
+pub type AbandonAction = Arc<Mutex<Option<Box<dyn FnOnce(RunError) + Send>>>>;
 
-pub fn abandon_action(action: impl FnOnce(String) + Send + 'static) -> AbandonAction {
+pub fn abandon_action(action: impl FnOnce(RunError) + Send + 'static) -> AbandonAction {
     Arc::new(Mutex::new(Some(Box::new(action))))
 }
 
 /// Runs the action if nobody has yet.
-pub fn fire(action: &AbandonAction, message: String) {
+pub fn fire(action: &AbandonAction, error: RunError) {
     let taken = action.lock().unwrap_or_else(|p| p.into_inner()).take();
     if let Some(action) = taken {
-        action(message);
+        action(error);
     }
 }
 
@@ -200,8 +201,10 @@ fn watch(inner: &Inner) {
             }
             if entry.terminated.is_some() && now >= entry.abandon_at {
                 let message = match (&entry.terminated, &entry.cpu) {
-                    (Some(StopReason::CpuTime), Some(cpu)) => cpu_message(cpu.budget),
-                    _ => TIMED_OUT.to_string(),
+                    (Some(StopReason::CpuTime), Some(cpu)) => {
+                        RunError::bound("cpuTimeMs", cpu_message(cpu.budget))
+                    }
+                    _ => RunError::new(ErrorKind::Timeout, TIMED_OUT),
                 };
                 abandoned.push((entry.on_abandon.clone(), message));
                 return false;

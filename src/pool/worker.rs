@@ -8,7 +8,7 @@ use super::watchdog::{abandon_action, fire, CpuBudget};
 use super::{answer_unstarted, lock, panic_text, Job, Shared};
 use crate::error::Fault;
 use crate::limits::Limits;
-use crate::run::{Report, RunKind, RunOutput, TestHook};
+use crate::run::{Report, RunError, RunKind, RunOutput, TestHook};
 use crate::sandbox::{Program, Sandbox};
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -175,7 +175,7 @@ pub(super) fn supervised_run(
         let queued = started.duration_since(request.enqueued_at);
         let enqueued_at = request.enqueued_at;
         let run_id = request.run_id;
-        abandon_action(move |message: String| {
+        abandon_action(move |error: RunError| {
             if claimed.swap(true, Ordering::AcqRel) {
                 return; // the run returned first
             }
@@ -187,7 +187,7 @@ pub(super) fn supervised_run(
             // ends.
             on_abandon();
             let output = RunOutput {
-                error: Some(message),
+                error: Some(error),
                 ..RunOutput::default()
             };
             completion.finish(Ok(Report {
@@ -206,7 +206,7 @@ pub(super) fn supervised_run(
         terminator.cancel(message);
     }
     let wedge_action = abandon.clone();
-    terminator.on_wedge(Box::new(move |message| fire(&wedge_action, message)));
+    terminator.on_wedge(Box::new(move |error| fire(&wedge_action, error)));
     let armed = shared.watchdog.arm(
         terminate_at,
         terminate_at + limits.abandon_after,

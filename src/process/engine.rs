@@ -14,7 +14,7 @@ use crate::protocol::{
     max_frame_bytes, read_frame, EngineMessage, HostMessage, FLAG_RETAIN, MIN_PROTOCOL_VERSION,
     PROTOCOL_VERSION, SHUTDOWN_NOW,
 };
-use crate::run::{Completion, Overrides, RunKind, RunRequest, TestHook};
+use crate::run::{Completion, Overrides, RunError, RunKind, RunRequest, TestHook};
 use crate::runner::Runner;
 use crossbeam_channel::{Receiver, Sender};
 use std::cell::Cell;
@@ -296,8 +296,21 @@ impl Engine {
             } => {
                 self.runner.reply(run_id, call_id, json);
             }
-            HostMessage::Cancel { run_id, reason } => {
+            HostMessage::Cancel {
+                run_id,
+                reason,
+                bound: None,
+            } => {
                 self.runner.cancel(run_id, reason);
+            }
+            HostMessage::Cancel {
+                run_id,
+                reason,
+                bound: Some(bound),
+            } => {
+                // An oversized reply the host did not send: the run ends as that breach, as it
+                // does in 'thread' isolation.
+                self.runner.breach(run_id, RunError::bound(&bound, reason));
             }
             HostMessage::Ping { seq } => {
                 let stats = self.runner.stats();

@@ -9,15 +9,16 @@ pub mod wire;
 
 use crate::bridge::ToolCall;
 use crate::error::{ErrorCode, Fault};
-use crate::run::{Outcome, Report, RunOutput, Stats};
+use crate::run::{ErrorKind, Outcome, Report, RunError, RunOutput, Stats};
 use std::io::{self, Read, Write};
 use std::time::Duration;
 use wire::{DecodeError, Decoded, Reader, Writer};
 
 /// The protocol versions this build speaks. A host offers a range in `Hello`; the engine picks
-/// the highest version both speak or refuses.
-pub const PROTOCOL_VERSION: u16 = 1;
-pub const MIN_PROTOCOL_VERSION: u16 = 1;
+/// the highest version both speak or refuses. Version 2 added the error's kind and bound to
+/// `Result` (version 1 is no longer spoken: host and engine are always the same build).
+pub const PROTOCOL_VERSION: u16 = 2;
+pub const MIN_PROTOCOL_VERSION: u16 = 2;
 
 /// Frames larger than this are refused before any allocation, whatever the limits say.
 pub const HARD_MAX_FRAME_BYTES: usize = 1 << 30;
@@ -81,9 +82,13 @@ pub enum HostMessage {
         call_id: u32,
         json: String,
     },
+    /// Ends a live run now. With `bound`, the host broke that bound on the run's behalf (an
+    /// oversized reply it did not send) and the run ends as that breach; without, it was
+    /// cancelled.
     Cancel {
         run_id: u64,
         reason: String,
+        bound: Option<String>,
     },
     Ping {
         seq: u64,
@@ -215,8 +220,12 @@ impl HostMessage {
             } => frame(REPLY, 16 + json.len(), |w| {
                 w.u64(*run_id).u32(*call_id).str(json);
             }),
-            HostMessage::Cancel { run_id, reason } => frame(CANCEL, 12 + reason.len(), |w| {
-                w.u64(*run_id).str(reason);
+            HostMessage::Cancel {
+                run_id,
+                reason,
+                bound,
+            } => frame(CANCEL, 32 + reason.len(), |w| {
+                w.u64(*run_id).str(reason).opt_str(bound.as_deref());
             }),
             HostMessage::Ping { seq } => frame(PING, 8, |w| {
                 w.u64(*seq);
@@ -265,6 +274,7 @@ impl HostMessage {
             CANCEL => HostMessage::Cancel {
                 run_id: r.u64()?,
                 reason: r.str()?,
+                bound: r.opt_str()?,
             },
             PING => HostMessage::Ping { seq: r.u64()? },
             SHUTDOWN => HostMessage::Shutdown { mode: r.u8()? },
@@ -324,7 +334,7 @@ impl EngineMessage {
                 let hint = match outcome {
                     Ok(r) => {
                         r.output.result_json.as_ref().map_or(0, String::len)
-                            + r.output.error.as_ref().map_or(0, String::len)
+                            + r.output.error.as_ref().map_or(0, |e| e.message.len() + 32)
                             + r.output.logs.iter().map(|l| l.len() + 4).sum::<usize>()
                     }
                     Err(fault) => 16 + fault.message.len(),
@@ -333,9 +343,12 @@ impl EngineMessage {
                     w.u64(*run_id);
                     match outcome {
                         Ok(r) => {
+                            let error = r.output.error.as_ref();
                             w.u8(0)
                                 .opt_str(r.output.result_json.as_deref())
-                                .opt_str(r.output.error.as_deref())
+                                .opt_str(error.map(|e| e.message.as_str()))
+                                .u8(error.map_or(0, |e| e.kind.wire()))
+                                .opt_str(error.and_then(|e| e.bound.as_deref()))
                                 .str_list(&r.output.logs)
                                 .f64(ms(r.queued))
                                 .f64(ms(r.run))
@@ -388,9 +401,22 @@ impl EngineMessage {
                 let run_id = r.u64()?;
                 let outcome = match r.u8()? {
                     0 => {
+                        let result_json = r.opt_str()?;
+                        let message = r.opt_str()?;
+                        let kind = r.u8()?;
+                        let bound = r.opt_str()?;
+                        let error = match message {
+                            None => None,
+                            Some(message) => Some(RunError {
+                                kind: ErrorKind::from_wire(kind)
+                                    .ok_or_else(|| DecodeError(format!("bad error kind {kind}")))?,
+                                bound,
+                                message,
+                            }),
+                        };
                         let output = RunOutput {
-                            result_json: r.opt_str()?,
-                            error: r.opt_str()?,
+                            result_json,
+                            error,
                             logs: r.str_list()?,
                             ..RunOutput::default()
                         };
@@ -538,6 +564,12 @@ mod tests {
         roundtrip_host(HostMessage::Cancel {
             run_id: 3,
             reason: "stop".into(),
+            bound: None,
+        });
+        roundtrip_host(HostMessage::Cancel {
+            run_id: 4,
+            reason: "too big".into(),
+            bound: Some("maxReplyBytes".into()),
         });
         roundtrip_host(HostMessage::Ping { seq: 9 });
         roundtrip_host(HostMessage::Shutdown { mode: SHUTDOWN_NOW });
@@ -585,7 +617,7 @@ mod tests {
             outcome: Ok(Report {
                 output: RunOutput {
                     result_json: None,
-                    error: Some("boom".into()),
+                    error: Some(RunError::bound("maxLogLines", "boom")),
                     logs: vec!["a".into(), String::new()],
                     tool_calls: 3,
                     heap_used_bytes: 1_000_000,

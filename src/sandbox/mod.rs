@@ -14,6 +14,7 @@ pub use termination::{StopReason, Terminator, WedgeHook};
 use crate::bridge::{check_size, RunEvent, ToolSink};
 use crate::limits::{Limits, MIB};
 pub use crate::run::RunOutput;
+use crate::run::{ErrorKind, RunError};
 use allocator::{new_allocator, ArrayBufferBudget};
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 use natives::{RunState, SharedRunState};
@@ -127,14 +128,31 @@ unsafe extern "C" fn before_gc(
     _: v8::GCCallbackFlags,
     data: *mut c_void,
 ) {
-    // SAFETY: as in `after_gc`: `data` is this isolate's `TerminationState`, which outlives it.
-    let state = unsafe { &*(data as *const TerminationState) };
     let mut isolate = isolate;
-    // SAFETY: V8 passes the isolate that is collecting, on its own thread; reading heap space
-    // statistics does not allocate.
-    let isolate = unsafe { v8::Isolate::ref_from_raw_isolate_ptr_mut(&mut isolate) };
+    // SAFETY: V8 calls GC callbacks with the collecting isolate, on its own thread, and the
+    // `data` this sandbox registered (see `gc_parts`).
+    let (state, isolate) = unsafe { gc_parts(&mut isolate, data) };
     if young_large_object_bytes(isolate) > state.heap_limit_bytes {
         state.terminate(StopReason::Memory);
+    }
+}
+
+/// What a GC callback works with: the run's termination state and the collecting isolate.
+/// Reading heap statistics through it does not allocate, which is what GC callbacks may not do.
+///
+/// # Safety
+/// `data` must be the `TerminationState` the sandbox owning `isolate` registered (it outlives
+/// the isolate: see `Sandbox`'s field order), and the call must be V8's, on the isolate's thread.
+unsafe fn gc_parts(
+    isolate: &mut v8::UnsafeRawIsolatePtr,
+    data: *mut c_void,
+) -> (&TerminationState, &mut v8::Isolate) {
+    // SAFETY: guaranteed by the caller (see above).
+    unsafe {
+        (
+            &*(data as *const TerminationState),
+            v8::Isolate::ref_from_raw_isolate_ptr_mut(isolate),
+        )
     }
 }
 
@@ -145,13 +163,9 @@ unsafe extern "C" fn after_gc(
     _: v8::GCCallbackFlags,
     data: *mut c_void,
 ) {
-    // SAFETY: `data` is the `TerminationState` owned by the `Sandbox` that owns this isolate,
-    // which outlives the isolate (see `Sandbox`'s field order).
-    let state = unsafe { &*(data as *const TerminationState) };
     let mut isolate = isolate;
-    // SAFETY: V8 passes the isolate that is collecting, on its own thread; reading heap
-    // statistics does not allocate, which is what GC callbacks may not do.
-    let isolate = unsafe { v8::Isolate::ref_from_raw_isolate_ptr_mut(&mut isolate) };
+    // SAFETY: as in `before_gc`: V8's call, with the `data` this sandbox registered.
+    let (state, isolate) = unsafe { gc_parts(&mut isolate, data) };
     let used = isolate.get_heap_statistics().used_heap_size();
     if used <= state.heap_limit_bytes {
         return;
@@ -176,7 +190,7 @@ unsafe extern "C" fn after_gc(
 /// (returning would let the program go on allocating, or make V8 abort the process). Does
 /// nothing when no run holds the hook.
 fn park(state: &TerminationState) {
-    if state.wedge(memory_message(state.heap_limit_bytes)) {
+    if state.wedge(memory_error(state.heap_limit_bytes)) {
         loop {
             std::thread::park();
         }
@@ -197,6 +211,10 @@ unsafe extern "C" fn near_heap_limit(data: *mut c_void, current: usize, _initial
     }
     park(state);
     current
+}
+
+fn memory_error(heap_limit_bytes: usize) -> RunError {
+    RunError::new(ErrorKind::Memory, memory_message(heap_limit_bytes))
 }
 
 fn memory_message(heap_limit_bytes: usize) -> String {
@@ -273,14 +291,14 @@ impl Sandbox {
         if young_large_object_bytes(&mut self.isolate) > self.limits.heap_bytes {
             // One object larger than the budget was made (and perhaps dropped) since the last
             // collection.
-            outcome = Err(memory_message(self.termination.heap_limit_bytes));
+            outcome = Err(memory_error(self.termination.heap_limit_bytes));
         } else if heap_used_bytes > self.limits.heap_bytes {
             // Over budget at the end (one large object needs no collection to exist): collect
             // fully before judging, so garbage is not counted against the program.
             self.isolate.low_memory_notification();
             heap_used_bytes = self.isolate.get_heap_statistics().used_heap_size();
             if heap_used_bytes > self.limits.heap_bytes {
-                outcome = Err(memory_message(self.termination.heap_limit_bytes));
+                outcome = Err(memory_error(self.termination.heap_limit_bytes));
             }
         }
         let heap_used_bytes = heap_used_bytes as u64;
@@ -301,21 +319,25 @@ impl Sandbox {
         }
     }
 
-    /// The message for a run that was stopped, if it was.
-    fn stop_message(&self, state: &SharedRunState) -> Option<String> {
+    /// Why a run that was stopped from outside ended, if it was.
+    fn stop_error(&self, state: &SharedRunState) -> Option<RunError> {
         Some(match self.termination.reason()? {
-            StopReason::Timeout => TIMED_OUT.to_string(),
-            StopReason::Memory => memory_message(self.termination.heap_limit_bytes),
-            StopReason::Breach => state
-                .borrow()
-                .breach
-                .clone()
-                .unwrap_or_else(|| "A sandbox bound was exceeded".to_string()),
-            StopReason::Cancelled => self
-                .termination
-                .cancel_message()
-                .unwrap_or_else(|| "Execution aborted".to_string()),
-            StopReason::CpuTime => cpu_message(state.borrow().limits.cpu_time),
+            StopReason::Timeout => RunError::new(ErrorKind::Timeout, TIMED_OUT),
+            StopReason::Memory => memory_error(self.termination.heap_limit_bytes),
+            StopReason::Breach => {
+                state.borrow().breach.clone().unwrap_or_else(|| {
+                    RunError::new(ErrorKind::Bound, "A sandbox bound was exceeded")
+                })
+            }
+            StopReason::Cancelled => RunError::new(
+                ErrorKind::Cancelled,
+                self.termination
+                    .cancel_message()
+                    .unwrap_or_else(|| "Execution aborted".to_string()),
+            ),
+            StopReason::CpuTime => {
+                RunError::bound("cpuTimeMs", cpu_message(state.borrow().limits.cpu_time))
+            }
         })
     }
 
@@ -323,8 +345,8 @@ impl Sandbox {
         &mut self,
         program: &Program<'_>,
         state: &SharedRunState,
-    ) -> Result<Option<String>, String> {
-        let stopped = |sandbox: &Sandbox| sandbox.stop_message(state);
+    ) -> Result<Option<String>, RunError> {
+        let stopped = |sandbox: &Sandbox| sandbox.stop_error(state);
         // Take what the scopes need before they borrow the isolate.
         let context_global = self.context.clone();
         let helpers = self.helpers.clone();
@@ -338,19 +360,38 @@ impl Sandbox {
         };
         match result {
             Ok(json) => Ok(json),
-            Err(Failure::Stopped) => {
-                Err(stopped(self).unwrap_or_else(|| "Execution was terminated".to_string()))
-            }
-            Err(Failure::Message(message)) => Err(stopped(self).unwrap_or(message)),
+            Err(Failure::Stopped) => Err(stopped(self).unwrap_or_else(|| {
+                RunError::new(ErrorKind::Cancelled, "Execution was terminated")
+            })),
+            Err(Failure::Error(error)) => Err(stopped(self).unwrap_or(error)),
         }
     }
 }
 
-/// How a run failed inside the scopes: either with a message, or stopped from outside (the
-/// message then comes from the termination reason).
+/// How a run failed inside the scopes: with an error, or stopped from outside (the error then
+/// comes from the termination reason).
 enum Failure {
     Stopped,
-    Message(String),
+    Error(RunError),
+}
+
+impl Failure {
+    fn program(message: impl Into<String>) -> Failure {
+        Failure::Error(RunError::new(ErrorKind::Program, message))
+    }
+    fn of(kind: ErrorKind, message: impl Into<String>) -> Failure {
+        Failure::Error(RunError::new(kind, message))
+    }
+    /// The same failure, of another kind (a thrown error that is a compile error).
+    fn with_kind(self, kind: ErrorKind) -> Failure {
+        match self {
+            Failure::Error(mut error) => {
+                error.kind = kind;
+                Failure::Error(error)
+            }
+            stopped => stopped,
+        }
+    }
 }
 
 /// The text of the exception caught by `tc`, or `Stopped` if execution was terminated.
@@ -362,7 +403,7 @@ fn caught(
         return Failure::Stopped;
     }
     let Some(exception) = tc.exception() else {
-        return Failure::Message("Unknown error".to_string());
+        return Failure::program("Unknown error");
     };
     describe_value(tc, exception, describe)
 }
@@ -375,7 +416,7 @@ fn describe_value(
     let describe = v8::Local::new(tc, describe);
     let undefined = v8::undefined(tc).into();
     match describe.call(tc, undefined, &[value]) {
-        Some(text) => Failure::Message(text.to_rust_string_lossy(tc)),
+        Some(text) => Failure::program(text.to_rust_string_lossy(tc)),
         None => Failure::Stopped,
     }
 }
@@ -416,7 +457,7 @@ fn run_program(
     if !program.continuation {
         let prepare = v8::Local::new(tc, &helpers.prepare);
         let config = v8::String::new(tc, program.run_config_json)
-            .ok_or_else(|| Failure::Message("The run configuration is too large".to_string()))?;
+            .ok_or_else(|| Failure::program("The run configuration is too large"))?;
         if prepare.call(tc, undefined, &[config.into()]).is_none() {
             return Err(caught(tc, describe));
         }
@@ -424,23 +465,27 @@ fn run_program(
 
     // The program: an expression evaluating to a function, called with no arguments.
     let source = format!("({}\n)", program.code);
-    let source = v8::String::new(tc, &source)
-        .ok_or_else(|| Failure::Message("The program source is too large".to_string()))?;
+    let source = v8::String::new(tc, &source).ok_or_else(|| {
+        Failure::Error(RunError::bound(
+            "maxCodeBytes",
+            "The program source is too large",
+        ))
+    })?;
     let Some(script) = v8::Script::compile(tc, source, None) else {
-        return Err(caught(tc, describe));
+        return Err(caught(tc, describe).with_kind(ErrorKind::Syntax));
     };
     if !is_one_expression(tc, program.code) {
         if tc.has_terminated() || tc.is_execution_terminating() {
             return Err(Failure::Stopped);
         }
-        return Err(Failure::Message(SPLICED.to_string()));
+        return Err(Failure::of(ErrorKind::Syntax, SPLICED));
     }
     let Some(function) = script.run(tc) else {
         return Err(caught(tc, describe));
     };
     let Ok(function) = v8::Local::<v8::Function>::try_from(function) else {
         let kind = function.type_of(tc).to_rust_string_lossy(tc);
-        return Err(Failure::Message(format!(
+        return Err(Failure::program(format!(
             "The program must evaluate to a function, such as `async () => {{ ... }}` (it evaluated to a {kind})"
         )));
     };
@@ -466,14 +511,14 @@ fn run_program(
             }
             let now = Instant::now();
             if now >= program.deadline {
-                return Err(Failure::Message(TIMED_OUT.to_string()));
+                return Err(Failure::of(ErrorKind::Timeout, TIMED_OUT));
             }
             let (no_calls, next_timer) = {
                 let st = state.borrow();
                 (st.pending.is_empty(), st.next_timer())
             };
             if no_calls && next_timer.is_none() {
-                return Err(Failure::Message(NEVER_SETTLES.to_string()));
+                return Err(Failure::of(ErrorKind::Unsettleable, NEVER_SETTLES));
             }
             if next_timer.is_some_and(|due| due <= now) {
                 fire_due_timers(tc, state, &helpers.fire_timer, now)?;
@@ -487,12 +532,13 @@ fn run_program(
                         resolve_reply(tc, &resolver, &json)?;
                     }
                 }
-                Ok(RunEvent::Breach(message)) => return Err(Failure::Message(message)),
+                Ok(RunEvent::End(error)) => return Err(Failure::Error(error)),
                 // A timer came due, or the deadline passed: both are handled at the loop's top.
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => {
-                    return Err(Failure::Message(
-                        "The host closed this run's channel".to_string(),
+                    return Err(Failure::of(
+                        ErrorKind::Cancelled,
+                        "The host closed this run's channel",
                     ))
                 }
             }
@@ -503,8 +549,9 @@ fn run_program(
     let encode = v8::Local::new(tc, &helpers.encode);
     let Some(encoded) = encode.call(tc, undefined, &[value]) else {
         return match caught(tc, describe) {
-            Failure::Message(m) => Err(Failure::Message(format!(
-                "The result could not be transferred: {m}"
+            Failure::Error(e) => Err(Failure::program(format!(
+                "The result could not be transferred: {}",
+                e.message
             ))),
             stopped => Err(stopped),
         };
@@ -520,7 +567,7 @@ fn run_program(
         program.limits.max_result_bytes,
         "maxResultBytes",
     )
-    .map_err(Failure::Message)?;
+    .map_err(|m| Failure::Error(RunError::bound("maxResultBytes", m)))?;
     let json = encoded.to_rust_string_lossy(tc);
     check_size(
         "The result",
@@ -528,7 +575,7 @@ fn run_program(
         program.limits.max_result_bytes,
         "maxResultBytes",
     )
-    .map_err(Failure::Message)?;
+    .map_err(|m| Failure::Error(RunError::bound("maxResultBytes", m)))?;
     Ok(Some(json))
 }
 
@@ -569,9 +616,10 @@ fn resolve_reply(
     v8::scope!(let scope, outer);
     let resolver = v8::Local::new(scope, resolver);
     let Some(reply) = v8::String::new(scope, json) else {
-        return Err(Failure::Message(
-            "A tool reply is too large for the sandbox".to_string(),
-        ));
+        return Err(Failure::Error(RunError::bound(
+            "maxReplyBytes",
+            "A tool reply is too large for the sandbox",
+        )));
     };
     resolver.resolve(scope, reply.into());
     Ok(())

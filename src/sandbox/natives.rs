@@ -4,6 +4,7 @@
 use super::termination::{StopReason, TerminationState};
 use crate::bridge::{size_breach, ToolCall, ToolSink};
 use crate::limits::Limits;
+use crate::run::RunError;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
@@ -26,8 +27,8 @@ pub(crate) struct RunState {
     pub pending: HashMap<u32, v8::Global<v8::PromiseResolver>>,
     pub logs: Vec<String>,
     pub log_bytes: usize,
-    /// The message of a broken bound; set together with `StopReason::Breach`.
-    pub breach: Option<String>,
+    /// The bound that broke, and its message; set together with `StopReason::Breach`.
+    pub breach: Option<RunError>,
     /// Armed timers by due time (the sequence number keeps equal due times in arming order).
     pub timers: BTreeMap<(Instant, u64), u32>,
     /// Where each armed timer sits in `timers`, for cancelling.
@@ -89,9 +90,10 @@ impl RunState {
         }
     }
 
-    fn stop_with(&mut self, message: String) {
+    /// Ends the run for breaking `bound` (its option name).
+    fn stop_with(&mut self, bound: &str, message: String) {
         if self.breach.is_none() {
-            self.breach = Some(message);
+            self.breach = Some(RunError::bound(bound, message));
         }
         self.termination.terminate(StopReason::Breach);
     }
@@ -135,13 +137,14 @@ pub(crate) fn call_tool(
         st.tool_calls += 1;
         if st.tool_calls > st.limits.max_tool_calls {
             let max = st.limits.max_tool_calls;
-            return st.stop_with(format!(
-                "Too many tool calls: the run made more than {max} (maxToolCalls)"
-            ));
+            return st.stop_with(
+                "maxToolCalls",
+                format!("Too many tool calls: the run made more than {max} (maxToolCalls)"),
+            );
         }
         if st.pending.len() >= st.limits.max_tool_calls_in_flight {
             let max = st.limits.max_tool_calls_in_flight;
-            return st.stop_with(format!(
+            return st.stop_with("maxToolCallsInFlight", format!(
                 "Too many tool calls in flight: the run had {max} calls awaiting replies at once (maxToolCallsInFlight)"
             ));
         }
@@ -153,7 +156,7 @@ pub(crate) fn call_tool(
                 st.limits.max_args_bytes,
                 "maxArgsBytes",
             );
-            return st.stop_with(msg);
+            return st.stop_with("maxArgsBytes", msg);
         }
         let Some(resolver) = v8::PromiseResolver::new(scope) else {
             return;
@@ -195,9 +198,10 @@ pub(crate) fn log_line(
         let mut st = state.borrow_mut();
         if st.logs.len() >= st.limits.max_log_lines {
             let max = st.limits.max_log_lines;
-            return st.stop_with(format!(
-                "Too many log lines: the run logged more than {max} (maxLogLines)"
-            ));
+            return st.stop_with(
+                "maxLogLines",
+                format!("Too many log lines: the run logged more than {max} (maxLogLines)"),
+            );
         }
         let max = st.limits.max_log_bytes;
         let over = |total: usize| size_breach("The console output", total, max, "maxLogBytes");
@@ -205,7 +209,7 @@ pub(crate) fn log_line(
         let units = text.to_string(scope).map(|s| s.length()).unwrap_or(0);
         if units > max.saturating_sub(st.log_bytes) {
             let msg = over(st.log_bytes + units);
-            return st.stop_with(msg);
+            return st.stop_with("maxLogBytes", msg);
         }
         let body = text.to_rust_string_lossy(scope);
         let line = match level {
@@ -215,7 +219,7 @@ pub(crate) fn log_line(
         };
         if st.log_bytes + line.len() > max {
             let msg = over(st.log_bytes + line.len());
-            return st.stop_with(msg);
+            return st.stop_with("maxLogBytes", msg);
         }
         st.log_bytes += line.len();
         st.logs.push(line);
@@ -257,9 +261,10 @@ pub(crate) fn timer_arm(
         st.cancel_timer(id);
         if st.timers.len() >= st.limits.max_timers {
             let max = st.limits.max_timers;
-            return st.stop_with(format!(
-                "Too many timers: the run armed more than {max} at once (maxTimers)"
-            ));
+            return st.stop_with(
+                "maxTimers",
+                format!("Too many timers: the run armed more than {max} at once (maxTimers)"),
+            );
         }
         let due = Instant::now() + Duration::from_secs_f64(delay / 1000.0);
         let seq = st.timer_seq;

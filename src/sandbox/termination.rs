@@ -1,11 +1,12 @@
 //! Why a run was stopped, and the handle that stops it from any thread.
 
+use crate::run::RunError;
 use std::sync::atomic::{AtomicU32, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Called (once) when the isolate's thread is about to be parked for good; receives the error
 /// text for the run. Set by whoever can answer the run and replace the thread.
-pub type WedgeHook = Box<dyn FnOnce(String) + Send>;
+pub type WedgeHook = Box<dyn FnOnce(RunError) + Send>;
 
 /// The reason recorded by whoever stopped a run first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,7 +98,7 @@ impl TerminationState {
     }
 
     /// Runs the wedge hook, if one is set and has not run yet. Returns whether one ran.
-    pub(crate) fn wedge(&self, message: String) -> bool {
+    pub(crate) fn wedge(&self, error: RunError) -> bool {
         let hook = self
             .wedge_hook
             .lock()
@@ -105,7 +106,7 @@ impl TerminationState {
             .take();
         match hook {
             Some(hook) => {
-                hook(message);
+                hook(error);
                 true
             }
             None => false,

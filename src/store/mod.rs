@@ -470,14 +470,12 @@ impl Store {
     ) -> StoreResult<Resumed> {
         self.write(|tx| {
             let now = now_ms();
-            let row: Option<(Status, Option<i64>)> = tx
-                .query_row(
-                    "SELECT status, lease_until FROM cm_executions WHERE runtime = ?1 AND id = ?2",
-                    params![runtime, id],
-                    |r| Ok((r.get(0)?, r.get(1)?)),
-                )
-                .optional()?;
-            let Some((status, until)) = row else {
+            let Some(Standing {
+                status,
+                lease_until: until,
+                ..
+            }) = standing(tx, runtime, id)?
+            else {
                 return Ok(Resumed::Missing);
             };
             if status != Status::Paused {
@@ -610,14 +608,12 @@ impl Store {
         call: &Call<'_>,
     ) -> StoreResult<Decision> {
         self.write(|tx| {
-            let row: Option<(Status, Option<String>)> = tx
-                .query_row(
-                    "SELECT status, owner FROM cm_executions WHERE runtime = ?1 AND id = ?2",
-                    params![runtime, id],
-                    |r| Ok((r.get(0)?, r.get(1)?)),
-                )
-                .optional()?;
-            let Some((status, holder)) = row else {
+            let Some(Standing {
+                status,
+                owner: holder,
+                ..
+            }) = standing(tx, runtime, id)?
+            else {
                 return Err(StoreError::missing(format!("No execution \"{id}\"")));
             };
             if status != Status::Running || holder.as_deref() != Some(owner) {
@@ -866,11 +862,14 @@ impl Store {
                 return Ok(Rejected::NotPending);
             };
             let now = now_ms();
-            let (status, until): (Status, Option<i64>) = tx.query_row(
-                "SELECT status, lease_until FROM cm_executions WHERE runtime = ?1 AND id = ?2",
-                params![runtime, id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )?;
+            let Some(Standing {
+                status,
+                lease_until: until,
+                ..
+            }) = standing(tx, runtime, id)?
+            else {
+                return Ok(Rejected::NotPending);
+            };
             let waiting = matches!(entry.state, EntryState::Pending | EntryState::InDoubt);
             if !waiting || status != Status::Paused {
                 return Ok(Rejected::NotPending);
@@ -1184,6 +1183,29 @@ fn touch(conn: &Connection, runtime: &str, id: &str, now: i64) -> StoreResult<()
         params![runtime, id, now],
     )?;
     Ok(())
+}
+
+/// Where a run stands and who holds it.
+struct Standing {
+    status: Status,
+    owner: Option<String>,
+    lease_until: Option<i64>,
+}
+
+fn standing(conn: &Connection, runtime: &str, id: &str) -> StoreResult<Option<Standing>> {
+    Ok(conn
+        .query_row(
+            "SELECT status, owner, lease_until FROM cm_executions WHERE runtime = ?1 AND id = ?2",
+            params![runtime, id],
+            |r| {
+                Ok(Standing {
+                    status: r.get(0)?,
+                    owner: r.get(1)?,
+                    lease_until: r.get(2)?,
+                })
+            },
+        )
+        .optional()?)
 }
 
 /// The seqs of the entries awaiting a decision (approval, or a word on a call in doubt).

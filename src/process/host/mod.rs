@@ -22,7 +22,7 @@ use crate::bridge::{check_size, ToolSink};
 use crate::error::Fault;
 use crate::limits::Limits;
 use crate::protocol::{HostMessage, SHUTDOWN_DRAIN};
-use crate::run::{Completion, Report, RunKind, RunRequest, Stats};
+use crate::run::{Completion, ErrorKind, Report, RunError, RunKind, RunRequest, Stats};
 use crate::runner::Runner;
 use dispatch::{fail_all, pump, register, write_all};
 use std::collections::{HashMap, VecDeque};
@@ -229,7 +229,15 @@ impl Runner for ProcessPool {
                 .encode(),
                 true,
             ),
-            Err(reason) => (HostMessage::Cancel { run_id, reason }.encode(), false),
+            Err(reason) => (
+                HostMessage::Cancel {
+                    run_id,
+                    reason,
+                    bound: Some("maxReplyBytes".to_string()),
+                }
+                .encode(),
+                false,
+            ),
         };
         drop(state);
         stdin.send(&frame) && delivered
@@ -243,9 +251,10 @@ impl Runner for ProcessPool {
             let request = state.queue.remove(at).expect("position is in range");
             drop(state);
             let waited = request.enqueued_at.elapsed();
-            request
-                .completion
-                .finish(Ok(Report::not_started(message, waited)));
+            request.completion.finish(Ok(Report::not_started(
+                RunError::new(ErrorKind::Cancelled, message),
+                waited,
+            )));
             return true;
         }
         let Some(engine) = state.runs.get(&run_id).map(|r| r.engine) else {
@@ -258,6 +267,7 @@ impl Runner for ProcessPool {
         let frame = HostMessage::Cancel {
             run_id,
             reason: message,
+            bound: None,
         }
         .encode();
         stdin.send(&frame)

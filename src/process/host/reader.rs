@@ -78,7 +78,15 @@ fn on_message(host: &Arc<Host>, id: u64, message: EngineMessage) {
                 let stdin = host.lock().engines.get(&id).map(|e| e.stdin.clone());
                 if let Some(stdin) = stdin {
                     let reason = "The host can no longer take tool calls".to_string();
-                    stdin.send(&HostMessage::Cancel { run_id, reason }.encode());
+                    let bound = None;
+                    stdin.send(
+                        &HostMessage::Cancel {
+                            run_id,
+                            reason,
+                            bound,
+                        }
+                        .encode(),
+                    );
                 }
             }
         }
