@@ -4,6 +4,7 @@
 // executor's native runner.
 const { transportStringify, transportParse, cloneStringify, cloneParse, CONTROL_KEY } = require('./codec.js');
 const { normalizeCode } = require('./normalize.js');
+const { unwrapProgram } = require('../executor/program-text.js');
 const { IDENTIFIER, RESERVED, KEYWORDS, sanitizeToolName } = require('./names.js');
 const { invalidArgument } = require('../executor/errors.js');
 const { messageOf } = require('../util.js');
@@ -110,7 +111,7 @@ function execute(run, code, providersOrFns, options, sourceBreach) {
   // `options.signal` (an AbortSignal; not in Cloudflare's form) cancels the run as in the
   // native form: the promise rejects with the signal's reason.
   const signal = options ? options.signal : undefined;
-  return run({ code: normalizeCode(code), namespaces, resultMode: 'clone', dispatch, signal }).then((report) => {
+  return run({ code: normalizeCode(unwrapProgram(code)), namespaces, resultMode: 'clone', dispatch, signal }).then((report) => {
     const logs = report.logs;
     if (report.error !== undefined && report.error !== null) return { result: undefined, error: report.error, logs };
     return { result: cloneParse(report.resultJson), logs };

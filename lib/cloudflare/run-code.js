@@ -2,6 +2,7 @@
 // runCode (docs/cloudflare-compat.md §5): normalize, execute, and turn an error into a thrown Error whose text the
 // model reads next ("Code execution failed: ..." plus the console output).
 const { normalizeCode } = require('./normalize.js');
+const { unwrapProgram } = require('../executor/program-text.js');
 
 // `signal` (not in Cloudflare's runCode) is passed on to the executor, which cancels the run
 // when it aborts (an executor that knows no `signal` option ignores it).
@@ -9,7 +10,8 @@ async function runCode({ code, executor, providers, connectors, signal }) {
   let options;
   if (connectors && connectors.length) options = { connectors };
   if (signal !== undefined && signal !== null) options = { ...options, signal };
-  const out = await executor.execute(normalizeCode(code), providers, options);
+  // Prose around a fence and a trailing `;` are taken off first (not in Cloudflare's runCode).
+  const out = await executor.execute(normalizeCode(unwrapProgram(code)), providers, options);
   const logs = out.logs || [];
   if (out.error) {
     const context = logs.length ? `\n\nConsole output:\n${logs.join('\n')}` : '';

@@ -14,6 +14,7 @@ const { messageOf, isPlainObject } = require('../util.js');
 const { CODES, CodemodeExecutorError, invalidArgument, fromNative } = require('./errors.js');
 const { providerNameProblem } = require('../cloudflare/names.js');
 const cloudflare = require('../cloudflare/execute.js');
+const { unwrapProgram } = require('./program-text.js');
 const { OUTBOUND, checkOutbound, handleOutbound, bodyBudget } = require('./outbound.js');
 
 // The bounds come from one table in Rust (src/limits.rs BOUNDS): their names, where each is
@@ -206,7 +207,7 @@ class IsolateExecutor {
     const breach = this.#sourceBreach(code);
     if (breach !== undefined) return Promise.resolve({ report: notStarted(breach), onToolCall });
     const request = {
-      code,
+      code: unwrapProgram(code),
       runConfigJson: JSON.stringify({ resultMode, namespaces, outbound: handler !== null, modules: this.#modules }),
       timeout: checkNumber('timeout', timeout),
       memoryLimitMb: checkNumber('memoryLimitMb', memoryLimitMb),
@@ -237,10 +238,10 @@ class IsolateExecutor {
   // A further run in a retained isolate (see ExecutionHandle).
   [RUN_IN_HANDLE](handleId, code, timeout, onToolCall, signal) {
     this.#checkOpen();
-    const request = { handleId, code, timeout: checkNumber('timeout', timeout) };
     const native = this.#native;
     const breach = this.#sourceBreach(code);
     if (breach !== undefined) return Promise.resolve(shapeNativeReport(notStarted(breach)));
+    const request = { handleId, code: unwrapProgram(code), timeout: checkNumber('timeout', timeout) };
     return runWithSignal(native, signal, () => this.#tracked(native.executeInHandle(request, onToolCall))).then(shapeNativeReport);
   }
 
