@@ -55,7 +55,6 @@ export declare class NativeStore {
   resume(runtime: string, id: string, lease: NativeLease, seq?: number | undefined | null): NativeResumed
   renew(runtime: string, id: string, lease: NativeLease): boolean
   release(runtime: string, id: string, owner: string): boolean
-  clearDeadOwner(runtime: string, id: string, owner: string): boolean
   claim(runtime: string, id: string, lease: NativeLease): boolean
   running(runtime: string): Array<NativeRunningRun>
   markDone(runtime: string, id: string, seq: number, result?: string | undefined | null): boolean
@@ -264,6 +263,7 @@ export interface NativeRunningRun {
   id: string
   owner?: string
   leaseUntil?: number
+  idempotencyKey?: string
 }
 
 export interface NativeSnippet {

@@ -15,7 +15,7 @@ const { tooLargeMessage, MAX_DURABLE_VALUE_BYTES } = require('./durable.js');
 const { messageOf } = require('../util.js');
 const { storeAt, RuntimeStore } = require('./store.js');
 const {
-  SetupCache, loadSetup, eachConnector, runPass, missingConnectors, requiresMessage,
+  SetupCache, loadSetup, eachConnector, runPass, callContext, missingConnectors, requiresMessage,
 } = require('./pass.js');
 const { searchConnectors, describeTarget } = require('./search.js');
 
@@ -54,7 +54,7 @@ class CodemodeRuntimeHandle {
   #transformResult;
   #facet;
   #setup; // search() and describe(): connectors' describe() once per handle (§6.9)
-  #defaultTool;
+  #executeSetup; // execute(): connectors' describe() once for all its runs, as one tool object's
   #leaseMs;
   #durability;
   #recoverTimer;
@@ -127,14 +127,12 @@ class CodemodeRuntimeHandle {
   // key is answered as interrupted at once instead of after the lease lapses.
   #clearDeadKeyHolder(facet, key) {
     for (const run of facet.running()) {
-      if (run.owner === undefined || run.owner === null) continue;
-      const execution = facet.getExecution(run.id);
-      if (execution && execution.idempotencyKey === key) facet.clearDeadOwner(run.id, run.owner);
+      if (run.idempotencyKey === key && run.owner !== undefined && run.owner !== null) facet.clearDeadOwner(run.id, run.owner);
     }
   }
 
   /**
-   * Runs code as a new durable execution (the default tool's execute). With `idempotencyKey`,
+   * Runs code as a new durable execution (as a tool object's execute does). With `idempotencyKey`,
    * a second call with the same key starts nothing: it answers the recorded outcome of the
    * first (`replayed: true`), or `inProgress: true` while it has not ended.
    */
@@ -143,10 +141,9 @@ class CodemodeRuntimeHandle {
     if (idempotencyKey !== undefined && (typeof idempotencyKey !== 'string' || idempotencyKey.length === 0 || idempotencyKey.length > 1024)) {
       return Promise.reject(new TypeError('execute({ idempotencyKey }): the key must be a non-empty string of at most 1024 characters'));
     }
-    this.#defaultTool ??= this.tool();
-    if (idempotencyKey === undefined) return this.#defaultTool.execute({ code });
     const facet = this.#store();
-    return this.#execute(facet, code, new SetupCache(this.#connectors), idempotencyKey);
+    this.#executeSetup ??= new SetupCache(this.#connectors);
+    return this.#execute(facet, code, this.#executeSetup, idempotencyKey);
   }
 
   async search(query) {
@@ -238,7 +235,7 @@ class CodemodeRuntimeHandle {
   async rollback({ executionId } = {}) {
     const facet = this.#store();
     const execution = facet.getExecution(executionId);
-    if (execution !== undefined && execution.leaseUntil !== undefined && execution.leaseUntil >= Date.now() && !facet.clearDeadOwner(executionId, execution.owner)) {
+    if (execution !== undefined && facet.heldByLivePass(execution)) {
       throw new Error(`Execution "${executionId}" is held by a pass in progress; roll it back once that pass has ended.`);
     }
     const byName = new Map(this.#connectors.map((c) => [c.name(), c]));
@@ -252,7 +249,7 @@ class CodemodeRuntimeHandle {
         if (inDoubt) failures.push(`${entry.connector}.${entry.method} (step ${entry.seq}, in doubt): its connector is not configured here`);
         continue;
       }
-      const ctx = { executionId, seq: entry.seq, idempotencyKey: `${executionId}:${entry.seq}` };
+      const ctx = callContext(executionId, entry.seq);
       if (inDoubt) ctx.resultUnknown = true;
       try {
         if (await connector.revertAction(entry.method, entry.args, inDoubt ? undefined : entry.result, ctx)) {
@@ -287,8 +284,7 @@ class CodemodeRuntimeHandle {
     const names = new Set(setup.connectorsByName.keys());
     const outcomes = [];
     for (const run of facet.running()) {
-      const held = run.leaseUntil !== undefined && run.leaseUntil !== null && run.leaseUntil >= Date.now();
-      if (held && !facet.clearDeadOwner(run.id, run.owner)) continue;
+      if (facet.heldByLivePass(run)) continue;
       const execution = facet.getExecution(run.id);
       if (execution === undefined || missingConnectors(execution.connectors, names).length > 0) continue;
       if (!facet.claim(run.id, this.#leaseMs)) continue; // another process took it first

@@ -107,10 +107,7 @@ function connectorBindings(setup, facet, id, cursor, inFlight) {
             if (decision.kind === 'replay') return decision.result;
             if (decision.kind === 'pause') return { [CONTROL_KEY]: 'pause' };
             const connector = setup.connectorsByName.get(description.name);
-            // The key is the same on every pass of this execution, so a retried call in doubt
-            // can be recognised by the tool.
-            const ctx = { executionId: id, seq, idempotencyKey: `${id}:${seq}` };
-            const result = await connector.executeTool(method, args, ctx);
+            const result = await connector.executeTool(method, args, callContext(id, seq));
             facet.recordResult(id, seq, description.name, method, result);
             return result;
           } catch (error) {
@@ -124,6 +121,12 @@ function connectorBindings(setup, facet, id, cursor, inFlight) {
       },
     },
   }));
+}
+
+// What a tool's execute and revert are told about the call: the same on every pass of the
+// execution, so a retried call in doubt can be recognised by its idempotency key.
+function callContext(executionId, seq) {
+  return { executionId, seq, idempotencyKey: `${executionId}:${seq}` };
 }
 
 function platformProvider(setup, bindings, facet, executor, id, cursor) {
@@ -274,6 +277,7 @@ module.exports = {
   platformProvider,
   applyTransform,
   runPass,
+  callContext,
   missingConnectors,
   requiresMessage,
 };

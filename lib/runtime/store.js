@@ -153,7 +153,7 @@ class RuntimeStore {
     return this.#store.claim(this.#name, id, this.#lease(leaseMs));
   }
 
-  /** Running executions: `{ id, owner?, leaseUntil? }`, oldest first. */
+  /** Running executions: `{ id, owner?, leaseUntil?, idempotencyKey? }`, oldest first. */
   running() {
     return this.#store.running(this.#name);
   }
@@ -163,7 +163,16 @@ class RuntimeStore {
    * be resumed, rejected or recovered now. True when it did.
    */
   clearDeadOwner(id, owner) {
-    return ownerIsDead(owner) && this.#store.clearDeadOwner(this.#name, id, owner);
+    return ownerIsDead(owner) && this.#store.release(this.#name, id, owner);
+  }
+
+  /**
+   * Whether a live pass holds `run` (an execution, or a row of `running()`) now. A holder
+   * known to be dead is cleared first, so its run counts as not held.
+   */
+  heldByLivePass(run) {
+    const leased = run.leaseUntil !== undefined && run.leaseUntil !== null && run.leaseUntil >= Date.now();
+    return leased && !this.clearDeadOwner(run.id, run.owner);
   }
 
   /** A person's word that the call in doubt at `seq` took effect, with `result`. */

@@ -135,6 +135,7 @@ pub struct NativeRunningRun {
     pub id: String,
     pub owner: Option<String>,
     pub lease_until: Option<f64>,
+    pub idempotency_key: Option<String>,
 }
 
 #[napi(object)]
@@ -276,18 +277,6 @@ impl NativeStore {
     }
 
     #[napi]
-    pub fn clear_dead_owner(
-        &self,
-        runtime: String,
-        id: String,
-        owner: String,
-    ) -> Result<bool, ErrorCode> {
-        self.store
-            .clear_dead_owner(&runtime, &id, &owner)
-            .map_err(thrown)
-    }
-
-    #[napi]
     pub fn claim(
         &self,
         runtime: String,
@@ -310,6 +299,7 @@ impl NativeStore {
                 id: r.id,
                 owner: r.owner,
                 lease_until: r.lease_until.map(|t| t as f64),
+                idempotency_key: r.idempotency_key,
             })
             .collect())
     }

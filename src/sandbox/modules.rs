@@ -103,8 +103,9 @@ fn resolve<'s>(
     _attributes: v8::Local<'s, v8::FixedArray>,
     _referrer: v8::Local<'s, v8::Module>,
 ) -> Option<v8::Local<'s, v8::Module>> {
-    // SAFETY: V8 calls this hook on the isolate's thread, inside the instantiation that the
-    // sandbox started from a scope of this context.
+    // V8 calls this hook on the isolate's thread, inside the instantiation that the sandbox
+    // started from a scope of this context.
+    // SAFETY: on the isolate's thread, inside a scope of `context` (see above).
     v8::callback_scope!(unsafe scope, context);
     let specifier = specifier.to_rust_string_lossy(scope);
     compile(scope, &specifier)

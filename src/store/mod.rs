@@ -45,7 +45,8 @@
 //! Only the owner's `decide`, `complete` and `fail` move a running run; `resume`, `reject` and
 //! `expire_paused` leave a run with a live lease alone (the pass that holds it is still ending).
 //! A running run whose lease has lapsed (or was cleared because its owner died) is orphaned:
-//! `claim` hands it to a recovering pass.
+//! `claim` hands it to a recovering pass; `release` of an owner known to be dead orphans its
+//! runs at once.
 
 mod schema;
 
@@ -140,6 +141,7 @@ pub struct RunningRun {
     pub id: String,
     pub owner: Option<String>,
     pub lease_until: Option<i64>,
+    pub idempotency_key: Option<String>,
 }
 
 /// Whether a lease that runs until `until` is live at `now`.
@@ -516,9 +518,10 @@ impl Store {
         })
     }
 
-    /// Gives up the caller's hold on a run (the pass ended with the run paused, or was
-    /// interrupted by a fault of the machinery: the run stays where it was, orphaned, for a
-    /// retry). False when it did not hold it.
+    /// Gives up `owner`'s hold on a run: the caller's own (the pass ended with the run paused,
+    /// or was interrupted by a fault of the machinery: the run stays where it was, orphaned,
+    /// for a retry), or that of an owner known to be dead (its process is gone), so the run is
+    /// orphaned now rather than when the lease lapses. False when `owner` did not hold it.
     pub fn release(&self, runtime: &str, id: &str, owner: &str) -> StoreResult<bool> {
         self.write(|tx| {
             Ok(tx.execute(
@@ -527,12 +530,6 @@ impl Store {
                 params![runtime, id, owner],
             )? == 1)
         })
-    }
-
-    /// Clears the lease of an owner known to be dead (its process is gone), so its run is
-    /// orphaned now rather than when the lease lapses. False when `owner` no longer holds it.
-    pub fn clear_dead_owner(&self, runtime: &str, id: &str, owner: &str) -> StoreResult<bool> {
-        self.release(runtime, id, owner)
     }
 
     /// Takes an orphaned run (running, no live lease) for a recovering pass; false when it is
@@ -559,7 +556,7 @@ impl Store {
     pub fn running(&self, runtime: &str) -> StoreResult<Vec<RunningRun>> {
         let conn = self.lock();
         let mut stmt = conn.prepare(
-            "SELECT id, owner, lease_until FROM cm_executions
+            "SELECT id, owner, lease_until, idempotency_key FROM cm_executions
              WHERE runtime = ?1 AND status = ?2 ORDER BY created_at, id",
         )?;
         let rows = stmt.query_map(params![runtime, Status::Running], |r| {
@@ -567,6 +564,7 @@ impl Store {
                 id: r.get(0)?,
                 owner: r.get(1)?,
                 lease_until: r.get(2)?,
+                idempotency_key: r.get(3)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)

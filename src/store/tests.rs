@@ -674,7 +674,8 @@ fn a_version_1_file_is_migrated_and_its_running_runs_are_orphans() {
         vec![RunningRun {
             id: "old".into(),
             owner: None,
-            lease_until: None
+            lease_until: None,
+            idempotency_key: None,
         }]
     );
     assert!(store.claim(RT, "old", &lease()).unwrap());
