@@ -6,7 +6,7 @@
 // tool's input schema is the AI SDK's `jsonSchema()`).
 
 const { runCode } = require('../cloudflare/run-code.js');
-const { AI_DESCRIPTION } = require('../cloudflare/code-tool-text.js');
+const { AI_DESCRIPTION, CODE_FIELD } = require('../cloudflare/code-tool-text.js');
 const { sanitizeToolName } = require('../cloudflare/names.js');
 const { jsonSchemaToType, pascalCase, escapeComment, oneLine } = require('../cloudflare/schema-types.js');
 const { ToolSetConnector, toolSetConnector } = require('../connectors/toolset.js');
@@ -14,7 +14,6 @@ const { isObject } = require('../util.js');
 
 const DEFAULT_DESCRIPTION = AI_DESCRIPTION;
 
-const CODE_DESCRIPTION = 'JavaScript async arrow function to execute';
 
 let aiSdk;
 function ai() {
@@ -182,7 +181,7 @@ function codeSchema() {
   return jsonSchema({
     $schema: 'http://json-schema.org/draft-07/schema#',
     type: 'object',
-    properties: { code: { type: 'string', description: CODE_DESCRIPTION } },
+    properties: { code: { type: 'string', description: CODE_FIELD } },
     required: ['code'],
     additionalProperties: false,
   }, {

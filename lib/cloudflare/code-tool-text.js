@@ -21,4 +21,7 @@ const MCP_TEMPLATE = `${INSTRUCTIONS}
 
 {{example}}`;
 
-module.exports = { AI_DESCRIPTION, MCP_TEMPLATE };
+/** The description of the code tools' one input field, `code`. */
+const CODE_FIELD = 'JavaScript async arrow function to execute';
+
+module.exports = { AI_DESCRIPTION, MCP_TEMPLATE, CODE_FIELD };

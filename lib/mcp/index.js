@@ -10,7 +10,7 @@ const { sanitizeToolName } = require('../cloudflare/names.js');
 const { generateTypesFromJsonSchema } = require('../cloudflare/schema-types.js');
 const { normalizeCode } = require('../cloudflare/normalize.js');
 const { truncateResult } = require('../cloudflare/truncate.js');
-const { MCP_TEMPLATE } = require('../cloudflare/code-tool-text.js');
+const { MCP_TEMPLATE, CODE_FIELD } = require('../cloudflare/code-tool-text.js');
 const { toModelOutput } = require('../runtime/model-tool.js');
 const { messageOf } = require('../util.js');
 
@@ -114,7 +114,7 @@ async function codeMcpServer({ server, executor, description }) {
   const proxy = new McpServer({ name: 'codemode', version: '1.0.0' });
   proxy.registerTool('code', {
     description: text,
-    inputSchema: { code: z.string().describe('JavaScript async arrow function to execute') },
+    inputSchema: { code: z.string().describe(CODE_FIELD) },
   }, async ({ code }) => executorAnswer(() => executor.execute(code, [{ name: 'codemode', fns }])));
   return proxy;
 }
@@ -289,7 +289,7 @@ async () => {
 }${description ? `\n\n${description}` : ''}`;
   server.registerTool('execute', {
     description: executeDescription,
-    inputSchema: { code: z.string().describe('JavaScript async arrow function to execute') },
+    inputSchema: { code: z.string().describe(CODE_FIELD) },
   }, async ({ code }, context) => executorAnswer(() => executor.execute(openApiProgram(code, spec, true), [
     { name: '__openapiHost', fns: { request: (args) => request(args, context) } },
   ])));
@@ -334,7 +334,7 @@ function runtimeMcpServer({ runtime, server, name = 'codemode-runtime', version 
   const seq = z.number().int().nonnegative().describe('The pending action\'s seq, as pending lists it');
   target.registerTool('code', {
     description: runtime.tool({ description }).description,
-    inputSchema: { code: z.string().describe('JavaScript async arrow function to execute') },
+    inputSchema: { code: z.string().describe(CODE_FIELD) },
   }, async ({ code }) => runtimeAnswer(() => runtime.execute({ code })));
   target.registerTool('pending', {
     description: 'List the actions awaiting approval (of one execution, or of every paused one), with their executionId and seq.',

@@ -214,15 +214,13 @@ unsafe extern "C" fn near_heap_limit(data: *mut c_void, current: usize, _initial
     current
 }
 
+/// The error of a run ended by its heap budget.
 fn memory_error(heap_limit_bytes: usize) -> RunError {
-    RunError::new(ErrorKind::Memory, memory_message(heap_limit_bytes))
-}
-
-fn memory_message(heap_limit_bytes: usize) -> String {
-    format!(
+    let message = format!(
         "Memory exhausted: the program exceeded its memory limit of {} MB (memoryLimitMb)",
         heap_limit_bytes / MIB
-    )
+    );
+    RunError::new(ErrorKind::Memory, message)
 }
 
 impl Sandbox {

@@ -925,19 +925,10 @@ impl Store {
                         "Expired while running — the host never completed the pass",
                     )
                 };
-                let n = tx.execute(
-                    "UPDATE cm_executions SET status = ?4, error = ?5, updated_at = ?6
-                     WHERE runtime = ?1 AND id = ?2 AND status = ?3",
-                    params![runtime, id, status, next, error, now],
-                )?;
-                if n == 1 {
-                    tx.execute(
-                        "UPDATE cm_log SET state = ?3
-                         WHERE runtime = ?1 AND execution_id = ?2 AND state = ?4",
-                        params![runtime, id, EntryState::Reverted, EntryState::Pending],
-                    )?;
-                    changed.push(id);
-                }
+                // Selected above in this same transaction: it is still `status`, and its lease
+                // has lapsed.
+                end_run(tx, runtime, &id, next, error, now)?;
+                changed.push(id);
             }
             Ok(changed)
         })
