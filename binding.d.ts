@@ -12,9 +12,9 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 export declare class NativeExecutor {
   constructor(options?: NativeOptions | undefined | null)
   /** Queues one run. Resolves with a `NativeReport`; never rejects (faults are data). */
-  execute(request: NativeRequest, onToolCall: (arg: ToolCallArgs) => void): object
+  execute(request: NativeRequest, onToolCall: (arg: ToolCallArgs) => void, onLog?: ((arg: LogArgs) => void) | undefined | null): object
   /** Runs more code in a retained isolate (same global scope, same namespaces). */
-  executeInHandle(request: NativeHandleRequest, onToolCall: (arg: ToolCallArgs) => void): object
+  executeInHandle(request: NativeHandleRequest, onToolCall: (arg: ToolCallArgs) => void, onLog?: ((arg: LogArgs) => void) | undefined | null): object
   /**
    * The message a program source of `bytes` bytes gets from `maxCodeBytes`, or `null` when it
    * fits: the JS layer asks before it copies or parses the source.
@@ -171,6 +171,8 @@ export interface NativeFloors {
 export interface NativeHandleRequest {
   handleId: number
   code: string
+  paramsJson?: string
+  typescript?: boolean
   timeout?: number
 }
 
@@ -210,6 +212,12 @@ export interface NativePending {
   inDoubt: boolean
 }
 
+/** One phase of a run's time. */
+export interface NativePhase {
+  name: string
+  durationMs: number
+}
+
 /** What a run resolves with on the native side. */
 export interface NativeReport {
   resultJson?: string
@@ -226,6 +234,12 @@ export interface NativeReport {
   totalMs: number
   toolCalls: number
   heapUsedBytes: number
+  /** `timing.phases`: [name, milliseconds] in order (queue, isolate, compile, run, toolWait). */
+  phases: Array<NativePhase>
+  /** CPU time of the run's thread, in milliseconds. */
+  cpuMs: number
+  /** The compiled program came from the code cache. */
+  codeCacheHit: boolean
   faultCode?: string
   faultMessage?: string
   /** Set when the isolate was retained. */
@@ -235,6 +249,14 @@ export interface NativeReport {
 /** One run, as the JS wrapper hands it over. */
 export interface NativeRequest {
   code: string
+  /** JSON text of the entry function's argument (`params`). */
+  paramsJson?: string
+  /** Strip TypeScript before compiling. */
+  typescript?: boolean
+  /** The Cloudflare form's text its normalizer could not parse (see `ProgramInput`). */
+  statements?: boolean
+  /** Help in the messages of programs that used what the sandbox lacks (the native form). */
+  explain?: boolean
   /**
    * JSON of the run configuration (namespaces, preludes, result encoding), built and
    * validated by the wrapper.

@@ -8,6 +8,8 @@
 //! - `pool`: the in-process pool (queue, workers, watchdog, retained isolates) and
 //!   `LocalRunner`, the runner both arrangements execute on;
 //! - `sandbox`: the only V8 code (isolate, snapshot, bootstrap, natives, modules);
+//! - `program`: program text before V8 sees it (TypeScript stripped, modules told apart, help
+//!   for what the sandbox lacks);
 //! - `store`: the only SQLite code (the durable runtime's state machine);
 //! - `protocol`: the executor protocol's frames (docs/protocol.md);
 //! - `runner`: the `Runner` trait both pools implement;
@@ -24,6 +26,7 @@ pub mod limits;
 pub mod os;
 pub mod pool;
 pub mod process;
+pub mod program;
 pub mod protocol;
 pub mod run;
 pub mod runner;

@@ -76,6 +76,9 @@ pub struct Limits {
     pub max_retained: usize,
     /// A retained isolate that receives no call for this long is disposed.
     pub retained_idle: Duration,
+    /// Bytes of compiled programs kept between runs (per pool: per executor in `'thread'`, per
+    /// engine process in `'process'`), least recently used dropped first; 0 keeps none.
+    pub code_cache_bytes: usize,
     /// `'process'` isolation: engine processes the executor supervises.
     pub processes: usize,
     /// `'process'` isolation: resident memory one engine process may use before it is killed
@@ -136,6 +139,7 @@ impl Default for Limits {
             overflow_after: Duration::from_millis(250),
             max_retained: 64,
             retained_idle: Duration::from_secs(60),
+            code_cache_bytes: 32 * MIB,
             processes: 1,
             process_memory_bytes: 0, // derived: see `process_memory_cap`
             heartbeat_interval: Duration::from_millis(1_000),
@@ -507,6 +511,17 @@ pub const BOUNDS: &[Bound] = &[
         get: |l| l.max_retained as f64,
         set: Some(|l, v| l.max_retained = v as usize),
         doc: "isolates kept by retainHandles at once",
+    },
+    Bound {
+        name: "codeCacheMb",
+        kind: Kind::Integer,
+        min: 0.0,
+        max: 4096.0,
+        place: Place::Top,
+        scope: Scope::Executor,
+        get: |l| (l.code_cache_bytes / MIB) as f64,
+        set: Some(|l, v| l.code_cache_bytes = v as usize * MIB),
+        doc: "MiB of compiled programs kept between runs (0: none)",
     },
     Bound {
         name: "retainedIdleMs",

@@ -10,12 +10,41 @@ use crate::limits::{bound, Limits};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// The program of one run, as the caller gave it, and how to read it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProgramInput {
+    /// The source: an expression evaluating to the entry function, or an ES module whose
+    /// default export is it (what chat models wrap around it already taken off).
+    pub code: String,
+    /// JSON text of the value the entry function is called with (`params`); `None` calls it
+    /// with no argument.
+    pub params_json: Option<String>,
+    /// Strip TypeScript before compiling (the executor's `typescript` option).
+    pub typescript: bool,
+    /// The Cloudflare form's reading of a text its normalizer could not parse: when it is
+    /// neither a function expression nor a module, it is the body of an async function.
+    pub statements: bool,
+    /// Add a sentence of help to the message of a program that used what the sandbox lacks
+    /// (`require`, JSX, Node's built-ins): the native form. The Cloudflare form keeps
+    /// Cloudflare's texts.
+    pub explain: bool,
+}
+
+impl ProgramInput {
+    /// A JavaScript program called with no argument.
+    pub fn js(code: impl Into<String>) -> ProgramInput {
+        ProgramInput {
+            code: code.into(),
+            ..ProgramInput::default()
+        }
+    }
+}
+
 /// What a run executes.
 pub enum RunKind {
     /// A program in a fresh isolate.
     Fresh {
-        /// The program source: an expression evaluating to a function.
-        code: String,
+        program: ProgramInput,
         /// JSON of the run's configuration for the sandbox bootstrap (namespaces, preludes,
         /// result encoding, modules); opaque to every Rust layer in between.
         config_json: String,
@@ -23,13 +52,16 @@ pub enum RunKind {
         retain: bool,
     },
     /// A further program in a retained isolate (same global scope, same namespaces).
-    Handle { handle_id: u64, code: String },
+    Handle {
+        handle_id: u64,
+        program: ProgramInput,
+    },
 }
 
 impl RunKind {
-    pub fn code(&self) -> &str {
+    pub fn program(&self) -> &ProgramInput {
         match self {
-            RunKind::Fresh { code, .. } | RunKind::Handle { code, .. } => code,
+            RunKind::Fresh { program, .. } | RunKind::Handle { program, .. } => program,
         }
     }
 }
@@ -240,6 +272,46 @@ pub struct RunOutput {
     pub logs: Vec<String>,
     pub tool_calls: u32,
     pub heap_used_bytes: u64,
+    pub metrics: RunMetrics,
+}
+
+/// Where a run's time went, measured on the thread that ran it (`timing.phases` and the CPU
+/// time in `stats`). The queue and the rest of the run follow from the report's times.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct RunMetrics {
+    /// Getting the isolate: nothing when the worker's warm one served, its creation otherwise.
+    pub isolate: Duration,
+    /// Preparing the program: TypeScript stripped, compiled (or read from the code cache).
+    pub compile: Duration,
+    /// Waiting on the host's answers to tool calls (nothing else to do meanwhile).
+    pub tool_wait: Duration,
+    /// CPU time of the run's thread.
+    pub cpu: Duration,
+    /// The compiled program came from the code cache.
+    pub code_cache_hit: bool,
+}
+
+impl Report {
+    /// The phases of this run in order (queue, isolate, compile, run, toolWait); they add up to
+    /// `total`, "run" being whatever of the run's time the others do not account for.
+    pub fn phases(&self) -> [(&'static str, Duration); 5] {
+        let m = &self.output.metrics;
+        let queue = self
+            .total
+            .saturating_sub(self.run)
+            .saturating_sub(m.isolate);
+        let run = self
+            .run
+            .saturating_sub(m.compile)
+            .saturating_sub(m.tool_wait);
+        [
+            ("queue", queue),
+            ("isolate", m.isolate),
+            ("compile", m.compile),
+            ("run", run),
+            ("toolWait", m.tool_wait),
+        ]
+    }
 }
 
 /// What a finished run reports.
@@ -254,6 +326,12 @@ pub struct Report {
 }
 
 impl Report {
+    /// The same report with the run's metrics set (as the wire carries them).
+    pub fn with_metrics(mut self, metrics: RunMetrics) -> Report {
+        self.output.metrics = metrics;
+        self
+    }
+
     /// A run that ended with `error` before it could start (cancelled while queued, or
     /// refused by a bound), having waited `waited`.
     pub fn not_started(error: RunError, waited: Duration) -> Report {

@@ -16,7 +16,7 @@ const TIMEOUT = 20000; // per test
 const T = {
   Hello: 0x01, Execute: 0x02, Reply: 0x03, Cancel: 0x04, Ping: 0x05, Shutdown: 0x06,
   HandleExecute: 0x07, HandleDispose: 0x08,
-  Ready: 0x41, Refuse: 0x42, ToolCall: 0x43, Result: 0x44, Pong: 0x45, HandleClosed: 0x46, Bye: 0x47,
+  Ready: 0x41, Refuse: 0x42, ToolCall: 0x43, Result: 0x44, Pong: 0x45, HandleClosed: 0x46, Bye: 0x47, Log: 0x48,
 };
 const NAMES = Object.fromEntries(Object.entries(T).map(([k, v]) => [v, k]));
 
@@ -44,15 +44,17 @@ function frame(type, body = Buffer.alloc(0)) {
 
 const enc = {
   hello: (min, max, config = '{}') => frame(T.Hello, new Writer().u16(min).u16(max).str(config).body()),
-  execute: ({ runId, timeoutMs = 0, memoryMb = 0, flags = 0, fault, code, runConfig = RC() }) =>
+  // The program: its flags (1 TypeScript, 2 statements, 4 explain), params (JSON or absent), code.
+  execute: ({ runId, timeoutMs = 0, memoryMb = 0, flags = 0, fault, programFlags = 0, params, code, runConfig = RC() }) =>
     frame(T.Execute, new Writer().u64(runId).f64(timeoutMs).u32(memoryMb).u8(flags).opt(fault)
-      .str(code).str(runConfig).body()),
+      .u8(programFlags).opt(params).str(code).str(runConfig).body()),
   reply: (runId, callId, json) => frame(T.Reply, new Writer().u64(runId).u32(callId).str(json).body()),
   cancel: (runId, reason, bound) => frame(T.Cancel, new Writer().u64(runId).str(reason).opt(bound).body()),
   ping: (seq) => frame(T.Ping, new Writer().u64(seq).body()),
   shutdown: (mode) => frame(T.Shutdown, new Writer().u8(mode).body()),
-  handleExecute: (handleId, runId, timeoutMs, code) =>
-    frame(T.HandleExecute, new Writer().u64(handleId).u64(runId).f64(timeoutMs).str(code).body()),
+  handleExecute: (handleId, runId, timeoutMs, code, { flags = 0, programFlags = 0, params } = {}) =>
+    frame(T.HandleExecute, new Writer().u64(handleId).u64(runId).f64(timeoutMs).u8(flags)
+      .u8(programFlags).opt(params).str(code).body()),
   handleDispose: (handleId) => frame(T.HandleDispose, new Writer().u64(handleId).body()),
 };
 
@@ -108,6 +110,7 @@ function decode(type, body) {
         Object.assign(f, {
           resultJson: r.opt(), error: r.opt(), errorKind: r.u8(), errorBound: r.opt(), logs: r.list(), queuedMs: r.f64(), runMs: r.f64(),
           toolCalls: r.u32(), heapUsedBytes: r.f64(), handleId: r.u64(),
+          isolateMs: r.f64(), compileMs: r.f64(), toolWaitMs: r.f64(), cpuMs: r.f64(), codeCacheHit: r.u8(),
         });
       } else if (f.status === 1) {
         Object.assign(f, { code: r.str(), message: r.str() });
@@ -120,6 +123,7 @@ function decode(type, body) {
     case T.Pong: f = { seq: r.u64(), stats: r.stats() }; break;
     case T.HandleClosed: f = { handleId: r.u64(), reason: r.str() }; break;
     case T.Bye: f = {}; break;
+    case T.Log: f = { runId: r.u64(), line: r.str() }; break;
     default: throw new Error(`unknown engine frame type 0x${type.toString(16)}`);
   }
   r.end();
@@ -217,7 +221,7 @@ const big = (_k, v) => (typeof v === 'bigint' ? `${v}n` : v);
 // Start an engine and complete the handshake.
 async function ready(config = '{"workers":2}', env) {
   const e = startEngine(env);
-  e.send(enc.hello(2, 2, config));
+  e.send(enc.hello(3, 3, config));
   e.ready = await e.expect('Ready');
   return e;
 }
@@ -255,21 +259,21 @@ async function result(e, runId, timeoutMs) {
 // ---------------------------------------------------------------------------------------------
 // 1. Handshake and version negotiation
 
-test('handshake: Hello → Ready with version 2, the child pid and the configured workers', { timeout: TIMEOUT }, withEngine(async ({ start }) => {
+test('handshake: Hello → Ready with version 3, the child pid and the configured workers', { timeout: TIMEOUT }, withEngine(async ({ start }) => {
   const e = start();
-  e.send(enc.hello(2, 2, '{"workers":2}'));
+  e.send(enc.hello(3, 3, '{"workers":2}'));
   const r = await e.expect('Ready');
-  assert.equal(r.version, 2);
+  assert.equal(r.version, 3);
   assert.equal(r.pid, e.pid);
   assert.equal(r.workers, 2);
   assert.equal(typeof r.engine, 'string');
 }));
 
-test('version negotiation picks min(max_version, 2)', { timeout: TIMEOUT }, withEngine(async ({ start }) => {
+test('version negotiation picks min(max_version, 3)', { timeout: TIMEOUT }, withEngine(async ({ start }) => {
   const e = start();
   e.send(enc.hello(1, 7, '{"workers":2}'));
   const r = await e.expect('Ready');
-  assert.equal(r.version, 2);
+  assert.equal(r.version, 3);
 }));
 
 // A refused handshake: the engine answers exactly one Refuse and exits with status 2. The engine
@@ -296,8 +300,8 @@ async function assertRefused(start, firstFrame) {
   }
 }
 
-test('version 1 alone is no longer spoken → Refuse, exit 2', { timeout: TIMEOUT }, withEngine(async ({ start }) => {
-  await assertRefused(start, enc.hello(1, 1, '{"workers":2}'));
+test('versions 1 and 2 are no longer spoken → Refuse, exit 2', { timeout: TIMEOUT }, withEngine(async ({ start }) => {
+  await assertRefused(start, enc.hello(1, 2, '{"workers":2}'));
 }));
 
 test('no common version → Refuse, exit 2', { timeout: TIMEOUT }, withEngine(async ({ start }) => {
@@ -310,7 +314,7 @@ test('a first frame other than Hello → Refuse, exit 2', { timeout: TIMEOUT }, 
 
 for (const config of ['{"workers":0}', '{"noSuchOption":1}', '{"workers":"two"}', '[]', 'not json']) {
   test(`bad configuration ${config} → Refuse, exit 2`, { timeout: TIMEOUT }, withEngine(async ({ start }) => {
-    await assertRefused(start, enc.hello(2, 2, config));
+    await assertRefused(start, enc.hello(3, 3, config));
   }));
 }
 
@@ -335,7 +339,7 @@ test('Execute → Result status 0 with result_json, no error, no logs and stats'
 
 test('a failed run: error with error_kind 1 (program); a broken bound: kind 4 with its name', { timeout: TIMEOUT }, withEngine(async ({ start }) => {
   const e = start();
-  e.send(enc.hello(2, 2, '{"workers":1,"maxLogLines":1}'));
+  e.send(enc.hello(3, 3, '{"workers":1,"maxLogLines":1}'));
   await e.expect('Ready');
   e.send(enc.execute({ runId: 3, code: 'async () => { throw new Error("nope") }', runConfig: '{"resultMode":"json","namespaces":[]}' }));
   const thrown = await result(e, 3);
@@ -383,6 +387,40 @@ test('console output arrives in Result.logs', { timeout: TIMEOUT }, withEngine(a
   assert.equal(r.logs.length, 2);
   assert.match(r.logs[0], /hello 42/);
   assert.match(r.logs[1], /second/);
+}));
+
+test('FLAG_LIVE_LOGS (2): each console line comes as a Log frame before the Result, and stays in Result.logs', { timeout: TIMEOUT }, withEngine(async ({ ready }) => {
+  const e = await ready();
+  e.send(enc.execute({ runId: 21, flags: 2, code: 'async () => { console.log("one"); console.warn("two"); return 1 }' }));
+  const first = await e.expect('Log');
+  const second = await e.expect('Log');
+  assert.deepEqual([first.runId, first.line, second.line], [21n, 'one', '[warn] two']);
+  const r = await result(e, 21);
+  assert.deepEqual(r.logs, ['one', '[warn] two']);
+  // Without the flag, no Log frame: the next frame is the Result.
+  e.send(enc.execute({ runId: 22, code: 'async () => { console.log("quiet"); return 2 }' }));
+  const r2 = await result(e, 22);
+  assert.deepEqual(r2.logs, ['quiet']);
+}));
+
+test('program flags and params: TypeScript stripped (1), statements (2), params as the entry argument; metrics in the Result', { timeout: TIMEOUT }, withEngine(async ({ ready }) => {
+  const e = await ready();
+  e.send(enc.execute({ runId: 23, programFlags: 1, params: '{"n":20}', code: 'async (p: { n: number }): Promise<number> => p.n + 1' }));
+  const r = await result(e, 23);
+  assert.equal(r.resultJson, '21');
+  assert.equal(r.codeCacheHit, 0);
+  for (const k of ['isolateMs', 'compileMs', 'toolWaitMs', 'cpuMs']) assert.ok(r[k] >= 0, k);
+  assert.ok(r.cpuMs > 0, 'the run used some CPU');
+  // The same source again (other params) comes from the engine's code cache.
+  e.send(enc.execute({ runId: 24, programFlags: 1, params: '{"n":1}', code: 'async (p: { n: number }): Promise<number> => p.n + 1' }));
+  const again = await result(e, 24);
+  assert.deepEqual([again.resultJson, again.codeCacheHit], ['2', 1]);
+  // Without flag 1 the same text is JavaScript, and does not compile.
+  e.send(enc.execute({ runId: 25, params: '{"n":1}', code: 'async (p: { n: number }) => p.n' }));
+  const js = await result(e, 25);
+  assert.equal(js.errorKind, 0, 'syntax');
+  e.send(enc.execute({ runId: 26, programFlags: 2, code: 'const a = 20;\nreturn a + 2' }));
+  assert.equal((await result(e, 26)).resultJson, '22');
 }));
 
 test('a program that throws, or does not parse, finishes with status 0 and the error text', { timeout: TIMEOUT }, withEngine(async ({ ready }) => {
@@ -618,8 +656,8 @@ const protocolErrors = {
   'trailing bytes in a body': frame(T.Ping, new Writer().u64(1).u8(0).body()),
   'a short body': frame(T.Ping, Buffer.from([1, 0, 0])),
   'a presence flag other than 0/1': frame(T.Execute, new Writer().u64(1).f64(0).u32(0).u8(0).u8(2).str('async () => 1').str(RC()).body()),
-  'invalid UTF-8 in a str': frame(T.Execute, new Writer().u64(1).f64(0).u32(0).u8(0).u8(0).u32(2).raw([0xc3, 0x28]).str(RC()).body()),
-  'a second Hello': enc.hello(2, 2, '{"workers":2}'),
+  'invalid UTF-8 in a str': frame(T.Execute, new Writer().u64(1).f64(0).u32(0).u8(0).u8(0).u8(0).u8(0).u32(2).raw([0xc3, 0x28]).str(RC()).body()),
+  'a second Hello': enc.hello(3, 3, '{"workers":2}'),
 };
 
 for (const [name, bytes] of Object.entries(protocolErrors)) {
@@ -642,7 +680,7 @@ test('before Hello a frame of exactly 1 MiB is accepted', { timeout: TIMEOUT }, 
   const config = '{"workers":2}';
   // length = type(1) + min(2) + max(2) + str length(4) + config bytes
   const padded = config + ' '.repeat(1024 * 1024 - 9 - config.length);
-  const hello = enc.hello(2, 2, padded);
+  const hello = enc.hello(3, 3, padded);
   assert.equal(hello.readUInt32LE(0), 1024 * 1024);
   e.send(hello);
   const r = await e.expect('Ready');
@@ -653,7 +691,7 @@ test('before Hello a frame of 1 MiB + 1 → exit 3', { timeout: TIMEOUT }, withE
   const e = start();
   const config = '{"workers":2}';
   const padded = config + ' '.repeat(1024 * 1024 - 9 - config.length + 1);
-  const hello = enc.hello(2, 2, padded);
+  const hello = enc.hello(3, 3, padded);
   assert.equal(hello.readUInt32LE(0), 1024 * 1024 + 1);
   e.send(hello);
   assert.deepEqual(await e.exitWithin(), { code: 3, signal: null });
@@ -688,7 +726,7 @@ test('after Hello a frame one byte above the configured maximum → exit 3', { t
 
 test('frames split into single bytes and coalesced are read alike', { timeout: TIMEOUT }, withEngine(async ({ start }) => {
   const e = start();
-  const bytes = Buffer.concat([enc.hello(2, 2, '{"workers":2}'), enc.ping(1), enc.execute({ runId: 1, code: 'async () => "ok"' }), enc.ping(2)]);
+  const bytes = Buffer.concat([enc.hello(3, 3, '{"workers":2}'), enc.ping(1), enc.execute({ runId: 1, code: 'async () => "ok"' }), enc.ping(2)]);
   for (let i = 0; i < bytes.length; i++) {
     e.send(bytes.subarray(i, i + 1));
     if (i % 7 === 0) await new Promise((r) => setImmediate(r));

@@ -3,7 +3,7 @@
 // Cloudflare's pre-flight validation, messages, transport codec and result shape, on top of the
 // executor's native runner.
 const { transportStringify, transportParse, cloneStringify, cloneParse, CONTROL_KEY } = require('./codec.js');
-const { normalizeCode } = require('./normalize.js');
+const { programForRun } = require('./normalize.js');
 const { unwrapProgram } = require('../executor/program-text.js');
 const { IDENTIFIER, RESERVED, KEYWORDS, sanitizeToolName } = require('./names.js');
 const { invalidArgument } = require('../executor/errors.js');
@@ -111,7 +111,11 @@ function execute(run, code, providersOrFns, options, sourceBreach) {
   // `options.signal` (an AbortSignal; not in Cloudflare's form) cancels the run as in the
   // native form: the promise rejects with the signal's reason.
   const signal = options ? options.signal : undefined;
-  return run({ code: normalizeCode(unwrapProgram(code)), namespaces, resultMode: 'clone', dispatch, signal }).then((report) => {
+  // `options.params` and `options.onLog` (not in Cloudflare's form) as in the native form.
+  const params = options ? options.params : undefined;
+  const onLog = options ? options.onLog : undefined;
+  const program = programForRun(unwrapProgram(code));
+  return run({ ...program, params, onLog, namespaces, resultMode: 'clone', dispatch, signal }).then((report) => {
     const logs = report.logs;
     if (report.error !== undefined && report.error !== null) return { result: undefined, error: report.error, logs };
     return { result: cloneParse(report.resultJson), logs };

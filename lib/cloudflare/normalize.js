@@ -59,4 +59,25 @@ function fromProgram(source, program) {
   return wrapBody(source);
 }
 
-module.exports = { normalizeCode };
+// What execute() runs, where Cloudflare's normalizeCode would lose something: a module (import
+// or export declarations) goes as written, so its default export is called with `params` and its
+// imports of the executor's `modules` resolve; a text acorn cannot parse (TypeScript, most
+// often) goes as written with `statements`, and the sandbox reads it after stripping its types
+// (a function expression, a module, or else the body of an async function, as here).
+// Everything else is normalizeCode's.
+function programForRun(code) {
+  const text = stripFence(String(code).trim());
+  if (text.trim() === '') return { code: 'async () => {}', statements: false };
+  const source = text.trim();
+  let program;
+  try {
+    program = acorn.parse(source, { ecmaVersion: 'latest', sourceType: 'module' });
+  } catch {
+    return { code: source, statements: true };
+  }
+  const isModule = program.body.some((node) => node.type === 'ImportDeclaration' || node.type.startsWith('Export'));
+  if (isModule) return { code: source, statements: false };
+  return { code: fromProgram(source, program), statements: false };
+}
+
+module.exports = { normalizeCode, programForRun };

@@ -27,11 +27,11 @@ const LIMIT_OPTIONS = BOUNDS.filter((b) => b.place === 'limits').map((b) => b.na
 // DynamicWorkerExecutor options that have no meaning on Node (accepted and ignored, so code
 // written for Cloudflare passes them unchanged): `loader` (the Worker Loader binding; the pool
 // replaces it) and `bindings` (env bindings the harness never exposes to programs).
-const EXECUTOR_OPTIONS = [...TOP_BOUNDS, 'limits', 'isolation', 'globalOutbound', 'modules'];
+const EXECUTOR_OPTIONS = [...TOP_BOUNDS, 'limits', 'isolation', 'globalOutbound', 'modules', 'typescript'];
 const CLOUDFLARE_ONLY_OPTIONS = ['loader', 'bindings'];
 // The native form's request, and a retained handle's execute options.
-const REQUEST_OPTIONS = ['code', 'providers', 'dispatch', 'outbound', 'timeout', 'memoryLimitMb', 'retainHandles', 'signal', '__faultInjection'];
-const HANDLE_OPTIONS = ['timeout', 'signal'];
+const REQUEST_OPTIONS = ['code', 'params', 'providers', 'dispatch', 'outbound', 'timeout', 'memoryLimitMb', 'retainHandles', 'signal', 'onLog', '__faultInjection'];
+const HANDLE_OPTIONS = ['params', 'timeout', 'signal', 'onLog'];
 
 // A bound's value must be a number; whether it is in range is the native layer's call.
 function checkNumber(label, value) {
@@ -107,6 +107,34 @@ function nativeNamespaces(providers) {
   return list;
 }
 
+// `params` as the JSON text the entry function's argument is parsed from (undefined: called
+// with no argument). Only JSON data crosses into the isolate, as with tool arguments.
+function paramsJson(params, name) {
+  if (params === undefined) return undefined;
+  let json;
+  try {
+    json = JSON.stringify(params);
+  } catch (error) {
+    throw invalidArgument(`${name} must be JSON data: ${messageOf(error)}`);
+  }
+  if (json === undefined) throw invalidArgument(`${name} must be JSON data (got ${typeof params})`);
+  return json;
+}
+
+function checkOnLog(onLog, name) {
+  if (onLog !== undefined && typeof onLog !== 'function') {
+    throw invalidArgument(`${name} must be a function (line, { level, runId }) => void`);
+  }
+  return onLog;
+}
+
+// The level of a captured console line, from the prefix the sandbox gives it.
+function levelOf(line) {
+  if (line.startsWith('[warn] ')) return 'warn';
+  if (line.startsWith('[error] ')) return 'error';
+  return 'log';
+}
+
 function errorReply(error) {
   return JSON.stringify({ error: messageOf(error) });
 }
@@ -121,6 +149,7 @@ class IsolateExecutor {
   #disposed = false;
   #outbound;
   #modules;
+  #typescript;
 
   /**
    * @param {object} [options] workers, maxQueue, timeout (ms, default 60 000), memoryLimitMb
@@ -131,6 +160,11 @@ class IsolateExecutor {
     const opts = nativeOptions(options);
     this.#outbound = checkOutbound(options && options.globalOutbound);
     this.#modules = cloudflare.checkModules(options && options.modules);
+    const typescript = options && options.typescript;
+    if (typescript !== undefined && typeof typescript !== 'boolean') {
+      throw invalidArgument(`typescript must be a boolean (got ${typeof typescript})`);
+    }
+    this.#typescript = typescript !== false;
     try {
       this.#native = new NativeExecutor(opts);
       this.#maxReplyBytes = this.#native.limits.maxReplyBytes;
@@ -187,6 +221,34 @@ class IsolateExecutor {
     };
   }
 
+  // The live-log callback of a run: each console line as it happens, while the run is live.
+  // What onLog throws is dropped (it must not end the run or the host); a slow onLog only
+  // delays its own later lines, which queue on this thread (at most the run's log bounds).
+  // Every line reaches onLog once, in order, before the run's promise settles: lines still
+  // on their way when the report arrives are delivered from the report's logs (`finish`).
+  #logCallback(onLog) {
+    if (onLog === undefined) return undefined;
+    let delivered = 0;
+    let finished = false;
+    const deliver = (runId, line) => {
+      delivered += 1;
+      try {
+        onLog(line, { level: levelOf(line), runId });
+      } catch {
+        // ignored: see above
+      }
+    };
+    const onLine = (runId, line) => {
+      if (!finished) deliver(runId, line);
+    };
+    onLine.finish = (runId, report) => {
+      const logs = Array.isArray(report.logs) ? report.logs : [];
+      for (let i = delivered; i < logs.length; i++) deliver(runId, logs[i]);
+      finished = true;
+    };
+    return onLine;
+  }
+
   #checkOpen() {
     if (this.#disposed) {
       throw new CodemodeExecutorError(CODES.DISPOSED, 'The executor has been disposed');
@@ -197,7 +259,7 @@ class IsolateExecutor {
   // Resolves with the native report. `outbound` (a handler, or null for no network) defaults to
   // the executor's globalOutbound. With `retain`, the report carries a handle id and
   // `onToolCall` is returned with it for the handle's later runs.
-  #run({ code, namespaces, resultMode, dispatch, timeout, memoryLimitMb, faultInjection, outbound, retain, signal }) {
+  #run({ code, params, statements, namespaces, resultMode, dispatch, timeout, memoryLimitMb, faultInjection, outbound, retain, signal, onLog }) {
     this.#checkOpen();
     const handler = outbound === undefined ? this.#outbound : outbound;
     const onToolCall = this.#toolCallback(dispatch, handler);
@@ -207,7 +269,13 @@ class IsolateExecutor {
     const breach = this.#sourceBreach(code);
     if (breach !== undefined) return Promise.resolve({ report: notStarted(breach), onToolCall });
     const request = {
-      code: unwrapProgram(code),
+      code: statements === undefined ? unwrapProgram(code) : code,
+      paramsJson: params,
+      typescript: this.#typescript,
+      statements: statements === true,
+      // Help in messages about what the sandbox lacks: the native form (the Cloudflare form
+      // keeps Cloudflare's texts).
+      explain: resultMode === 'json',
       runConfigJson: JSON.stringify({ resultMode, namespaces, outbound: handler !== null, modules: this.#modules }),
       timeout: checkNumber('timeout', timeout),
       memoryLimitMb: checkNumber('memoryLimitMb', memoryLimitMb),
@@ -215,16 +283,31 @@ class IsolateExecutor {
       retain: retain === true,
     };
     const native = this.#native;
-    return runWithSignal(native, signal, () => this.#tracked(native.execute(request, onToolCall))).then((report) => ({ report, onToolCall }));
+    const onLine = this.#logCallback(onLog);
+    return runWithSignal(native, signal, () => this.#tracked(native.execute(request, onToolCall, onLine), onLine)).then((report) => ({ report, onToolCall }));
   }
 
   // Marks a run live until its promise settles (see #liveRuns).
-  #tracked(pending) {
+  // With `onLine`, the run's last console lines reach onLog before the promise settles.
+  #tracked(pending, onLine) {
     const live = this.#liveRuns;
-    live.add(pending.runId);
-    const done = () => live.delete(pending.runId);
-    pending.then(done, done);
-    return pending;
+    const runId = pending.runId;
+    live.add(runId);
+    const done = () => live.delete(runId);
+    if (onLine === undefined) {
+      pending.then(done, done);
+      return pending;
+    }
+    const tracked = pending.then((report) => {
+      done();
+      onLine.finish(runId, report);
+      return report;
+    }, (error) => {
+      done();
+      throw error;
+    });
+    tracked.runId = runId;
+    return tracked;
   }
 
   // The maxCodeBytes breach message for `code`, or undefined when it fits: measured without
@@ -236,13 +319,20 @@ class IsolateExecutor {
   }
 
   // A further run in a retained isolate (see ExecutionHandle).
-  [RUN_IN_HANDLE](handleId, code, timeout, onToolCall, signal) {
+  [RUN_IN_HANDLE](handleId, code, { timeout, signal, params, onLog }, onToolCall) {
     this.#checkOpen();
     const native = this.#native;
     const breach = this.#sourceBreach(code);
     if (breach !== undefined) return Promise.resolve(shapeNativeReport(notStarted(breach)));
-    const request = { handleId, code: unwrapProgram(code), timeout: checkNumber('timeout', timeout) };
-    return runWithSignal(native, signal, () => this.#tracked(native.executeInHandle(request, onToolCall))).then(shapeNativeReport);
+    const request = {
+      handleId,
+      code: unwrapProgram(code),
+      paramsJson: params,
+      typescript: this.#typescript,
+      timeout: checkNumber('timeout', timeout),
+    };
+    const onLine = this.#logCallback(onLog);
+    return runWithSignal(native, signal, () => this.#tracked(native.executeInHandle(request, onToolCall, onLine), onLine)).then(shapeNativeReport);
   }
 
   [DISPOSE_HANDLE](handleId) {
@@ -250,7 +340,11 @@ class IsolateExecutor {
   }
 
   #runner() {
-    return (job) => this.#run(job).then(({ report }) => report);
+    return (job) => this.#run({
+      ...job,
+      params: paramsJson(job.params, 'options.params'),
+      onLog: checkOnLog(job.onLog, 'options.onLog'),
+    }).then(({ report }) => report);
   }
 
   #executeNative(request) {
@@ -270,6 +364,8 @@ class IsolateExecutor {
       : dispatch;
     return this.#run({
       code,
+      params: paramsJson(request.params, 'request.params'),
+      onLog: checkOnLog(request.onLog, 'request.onLog'),
       namespaces,
       resultMode: 'json',
       dispatch: answer,
@@ -316,6 +412,11 @@ class IsolateExecutor {
   dispose() {
     this.#disposed = true;
     return this.#native.dispose();
+  }
+
+  /** `await using executor = new IsolateExecutor()`: disposed when the scope ends. */
+  [Symbol.asyncDispose]() {
+    return this.dispose();
   }
 }
 
@@ -389,9 +490,14 @@ class ExecutionHandle {
       if (this.#closed) {
         throw new CodemodeExecutorError(CODES.HANDLE_CLOSED, `The execution handle ${this.id} is closed (disposed)`);
       }
-      const timeout = options === undefined ? undefined : options.timeout;
-      const signal = checkSignal(options === undefined ? undefined : options.signal, 'options.signal');
-      return this.#executor[RUN_IN_HANDLE](this.id, code, timeout, this.#onToolCall, signal);
+      const given = options === undefined ? {} : options;
+      const run = {
+        timeout: given.timeout,
+        signal: checkSignal(given.signal, 'options.signal'),
+        params: paramsJson(given.params, 'options.params'),
+        onLog: checkOnLog(given.onLog, 'options.onLog'),
+      };
+      return this.#executor[RUN_IN_HANDLE](this.id, code, run, this.#onToolCall);
     } catch (error) {
       return Promise.reject(fromNative(error));
     }
@@ -407,12 +513,28 @@ class ExecutionHandle {
       return Promise.reject(fromNative(error));
     }
   }
+
+  /** `await using handle = out.handle`: the isolate is dropped when the scope ends. */
+  [Symbol.asyncDispose]() {
+    return this.dispose().then(() => undefined);
+  }
+
+  /** `using handle = out.handle`: dropping the isolate is synchronous underneath. */
+  [Symbol.dispose]() {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      this.#executor[DISPOSE_HANDLE](this.id);
+    } catch {
+      // already gone with its executor
+    }
+  }
 }
 
 // The native report of a run refused before it started for its source size (a breached bound
 // is the program's outcome, not a fault).
 function notStarted(error) {
-  return { resultJson: null, error, errorKind: 'bound', errorBound: 'maxCodeBytes', logs: [], queuedMs: 0, runMs: 0, totalMs: 0, toolCalls: 0, heapUsedBytes: 0 };
+  return { resultJson: null, error, errorKind: 'bound', errorBound: 'maxCodeBytes', logs: [], queuedMs: 0, runMs: 0, totalMs: 0, toolCalls: 0, heapUsedBytes: 0, phases: [], cpuMs: 0, codeCacheHit: false };
 }
 
 function shapeNativeReport(report) {
@@ -427,8 +549,8 @@ function shapeNativeReport(report) {
     if (report.errorBound !== undefined && report.errorBound !== null) out.errorBound = report.errorBound;
   }
   out.logs = report.logs;
-  out.timing = { queuedMs: report.queuedMs, runMs: report.runMs, totalMs: report.totalMs };
-  out.stats = { toolCalls: report.toolCalls, heapUsedBytes: report.heapUsedBytes };
+  out.timing = { queuedMs: report.queuedMs, runMs: report.runMs, totalMs: report.totalMs, phases: report.phases };
+  out.stats = { toolCalls: report.toolCalls, heapUsedBytes: report.heapUsedBytes, cpuMs: report.cpuMs, codeCacheHit: report.codeCacheHit };
   return out;
 }
 

@@ -5,13 +5,15 @@
 use super::options::{limits_from, native_limits, NativeOptions};
 use super::report::{native_report, native_stats, NativeReport, NativeStats};
 use super::thrown;
-use super::tool_sink::{JsToolSink, ToolCallArgs, ToolCallback};
+use super::tool_sink::{JsToolSink, LogArgs, LogCallback, ToolCallArgs, ToolCallback};
 use crate::bridge::check_size;
 use crate::error::{ErrorCode, Fault};
 use crate::limits::Limits;
 use crate::pool::LocalRunner;
 use crate::process::host::{EngineCommand, ProcessPool};
-use crate::run::{Completion, Outcome, Overrides, Report, RunError, RunKind, RunRequest, TestHook};
+use crate::run::{
+    Completion, Outcome, Overrides, ProgramInput, Report, RunError, RunKind, RunRequest, TestHook,
+};
 use crate::runner::Runner;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -30,6 +32,14 @@ fn napi_failure(e: Error) -> Error<ErrorCode> {
 #[napi(object)]
 pub struct NativeRequest {
     pub code: String,
+    /// JSON text of the entry function's argument (`params`).
+    pub params_json: Option<String>,
+    /// Strip TypeScript before compiling.
+    pub typescript: Option<bool>,
+    /// The Cloudflare form's text its normalizer could not parse (see `ProgramInput`).
+    pub statements: Option<bool>,
+    /// Help in the messages of programs that used what the sandbox lacks (the native form).
+    pub explain: Option<bool>,
     /// JSON of the run configuration (namespaces, preludes, result encoding), built and
     /// validated by the wrapper.
     pub run_config_json: String,
@@ -46,7 +56,27 @@ pub struct NativeRequest {
 pub struct NativeHandleRequest {
     pub handle_id: f64,
     pub code: String,
+    pub params_json: Option<String>,
+    pub typescript: Option<bool>,
     pub timeout: Option<f64>,
+}
+
+/// The program's source within `maxCodeBytes`, its params within `maxArgsBytes` (they are
+/// cloned into the isolate as a tool call's arguments are).
+fn check_program_size(
+    program: &ProgramInput,
+    limits: &Limits,
+) -> std::result::Result<(), RunError> {
+    let code = check_size(
+        "The program source",
+        program.code.len(),
+        limits.max_code_bytes,
+        "maxCodeBytes",
+    );
+    code.map_err(|message| RunError::bound("maxCodeBytes", message))?;
+    let params = program.params_json.as_ref().map_or(0, String::len);
+    check_size("The params", params, limits.max_args_bytes, "maxArgsBytes")
+        .map_err(|message| RunError::bound("maxArgsBytes", message))
 }
 
 #[napi]
@@ -118,6 +148,7 @@ impl NativeExecutor {
         env: &'env Env,
         request: NativeRequest,
         on_tool_call: Function<'env, ToolCallArgs, ()>,
+        on_log: Option<Function<'env, LogArgs, ()>>,
     ) -> Result<Object<'env>, ErrorCode> {
         let overrides =
             Overrides::parse(request.timeout, request.memory_limit_mb).map_err(thrown)?;
@@ -126,11 +157,17 @@ impl NativeExecutor {
             .filter(|_| self.test_hooks)
             .and_then(|name| TestHook::parse(&name));
         let kind = RunKind::Fresh {
-            code: request.code,
+            program: ProgramInput {
+                code: request.code,
+                params_json: request.params_json,
+                typescript: request.typescript.unwrap_or(false),
+                statements: request.statements.unwrap_or(false),
+                explain: request.explain.unwrap_or(false),
+            },
             config_json: request.run_config_json,
             retain: request.retain.unwrap_or(false),
         };
-        self.submit(env, kind, overrides, test_hook, on_tool_call)
+        self.submit(env, kind, overrides, test_hook, on_tool_call, on_log)
     }
 
     /// Runs more code in a retained isolate (same global scope, same namespaces).
@@ -140,13 +177,20 @@ impl NativeExecutor {
         env: &'env Env,
         request: NativeHandleRequest,
         on_tool_call: Function<'env, ToolCallArgs, ()>,
+        on_log: Option<Function<'env, LogArgs, ()>>,
     ) -> Result<Object<'env>, ErrorCode> {
         let kind = RunKind::Handle {
             handle_id: handle_id_of(request.handle_id)?,
-            code: request.code,
+            program: ProgramInput {
+                code: request.code,
+                params_json: request.params_json,
+                typescript: request.typescript.unwrap_or(false),
+                statements: false,
+                explain: true,
+            },
         };
         let overrides = Overrides::parse(request.timeout, None).map_err(thrown)?;
-        self.submit(env, kind, overrides, None, on_tool_call)
+        self.submit(env, kind, overrides, None, on_tool_call, on_log)
     }
 
     fn submit<'env>(
@@ -156,12 +200,22 @@ impl NativeExecutor {
         overrides: Overrides,
         test_hook: Option<TestHook>,
         on_tool_call: Function<'env, ToolCallArgs, ()>,
+        on_log: Option<Function<'env, LogArgs, ()>>,
     ) -> Result<Object<'env>, ErrorCode> {
         let callback: ToolCallback = on_tool_call
             .build_threadsafe_function::<ToolCallArgs>()
             .callee_handled::<false>()
             .weak::<true>()
             .build()
+            .map_err(napi_failure)?;
+        let log_callback: Option<LogCallback> = on_log
+            .map(|f| {
+                f.build_threadsafe_function::<LogArgs>()
+                    .callee_handled::<false>()
+                    .weak::<true>()
+                    .build()
+            })
+            .transpose()
             .map_err(napi_failure)?;
         let (deferred, mut promise) = env
             .create_deferred::<NativeReport, Resolver>()
@@ -170,14 +224,8 @@ impl NativeExecutor {
             let report = native_report(outcome);
             deferred.resolve(Box::new(move |_env| Ok(report)));
         };
-        // Oversized code is the program's failure (a breached bound), not a fault.
-        if let Err(message) = check_size(
-            "The program source",
-            kind.code().len(),
-            self.runner.limits().max_code_bytes,
-            "maxCodeBytes",
-        ) {
-            let breach = RunError::bound("maxCodeBytes", message);
+        // Oversized code or params are the program's failure (a breached bound), not a fault.
+        if let Err(breach) = check_program_size(kind.program(), self.runner.limits()) {
             resolve(Ok(Report::not_started(breach, Duration::ZERO)));
             return Ok(promise);
         }
@@ -187,7 +235,10 @@ impl NativeExecutor {
             kind,
             overrides,
             test_hook,
-            sink: Arc::new(JsToolSink { callback }),
+            sink: Arc::new(JsToolSink {
+                callback,
+                log_callback,
+            }),
             completion: Completion::new(resolve),
             enqueued_at: Instant::now(),
         });

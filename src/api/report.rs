@@ -4,6 +4,13 @@ use crate::run::{Outcome, Stats};
 use napi_derive::napi;
 use std::time::Duration;
 
+/// One phase of a run's time.
+#[napi(object)]
+pub struct NativePhase {
+    pub name: String,
+    pub duration_ms: f64,
+}
+
 /// What a run resolves with on the native side.
 #[napi(object)]
 pub struct NativeReport {
@@ -19,6 +26,12 @@ pub struct NativeReport {
     pub total_ms: f64,
     pub tool_calls: u32,
     pub heap_used_bytes: f64,
+    /// `timing.phases`: [name, milliseconds] in order (queue, isolate, compile, run, toolWait).
+    pub phases: Vec<NativePhase>,
+    /// CPU time of the run's thread, in milliseconds.
+    pub cpu_ms: f64,
+    /// The compiled program came from the code cache.
+    pub code_cache_hit: bool,
     pub fault_code: Option<String>,
     pub fault_message: Option<String>,
     /// Set when the isolate was retained.
@@ -54,6 +67,16 @@ pub fn native_report(outcome: Outcome) -> NativeReport {
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     match outcome {
         Ok(r) => NativeReport {
+            phases: r
+                .phases()
+                .into_iter()
+                .map(|(name, d)| NativePhase {
+                    name: name.to_string(),
+                    duration_ms: ms(d),
+                })
+                .collect(),
+            cpu_ms: ms(r.output.metrics.cpu),
+            code_cache_hit: r.output.metrics.code_cache_hit,
             result_json: r.output.result_json,
             error_kind: r.output.error.as_ref().map(|e| e.kind.as_str().to_string()),
             error_bound: r.output.error.as_ref().and_then(|e| e.bound.clone()),
@@ -79,6 +102,9 @@ pub fn native_report(outcome: Outcome) -> NativeReport {
             total_ms: 0.0,
             tool_calls: 0,
             heap_used_bytes: 0.0,
+            phases: Vec::new(),
+            cpu_ms: 0.0,
+            code_cache_hit: false,
             fault_code: Some(fault.code.as_str().to_string()),
             fault_message: Some(fault.message),
             handle_id: None,

@@ -25,6 +25,15 @@ pub struct ToolCall {
 /// into the host's JavaScript). Returns false when the host can no longer take calls.
 pub trait ToolSink: Send + Sync {
     fn send(&self, run_id: u64, call: ToolCall) -> bool;
+
+    /// Whether the host takes each console line as it happens (`onLog`).
+    fn wants_logs(&self) -> bool {
+        false
+    }
+
+    /// One console line of the run, as it happens (called only when `wants_logs`). Must never
+    /// block: the program's thread calls it.
+    fn log(&self, _run_id: u64, _line: &str) {}
 }
 
 /// What a waiting run can receive from the host side.

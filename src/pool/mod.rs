@@ -20,7 +20,7 @@ use crate::bridge::RunEvent;
 use crate::error::Fault;
 use crate::limits::Limits;
 use crate::run::{ErrorKind, Report, RunError, RunKind, RunRequest, Stats};
-use crate::sandbox::Terminator;
+use crate::sandbox::{CodeCache, Terminator};
 use crossbeam_channel::{Receiver, Sender, TrySendError};
 use retained::HandleCommand;
 use std::collections::HashMap;
@@ -71,6 +71,8 @@ struct Shared {
     running: Mutex<HashMap<u64, Terminator>>,
     /// Runs cancelled before they started, with their message: answered when dequeued.
     cancelled: Mutex<HashMap<u64, String>>,
+    /// Compiled programs, shared by the workers (`codeCacheMb`).
+    code_cache: CodeCache,
 }
 
 impl Shared {
@@ -98,6 +100,7 @@ impl Pool {
         let (sender, jobs) = crossbeam_channel::bounded(limits.max_queue);
         let workers = limits.workers;
         let shared = Arc::new(Shared {
+            code_cache: CodeCache::new(limits.code_cache_bytes),
             limits,
             jobs,
             disposed: AtomicBool::new(false),

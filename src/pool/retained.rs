@@ -9,6 +9,7 @@ use crossbeam_channel::Receiver;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// What the holder of a retained isolate is told.
 pub(super) enum HandleCommand {
@@ -48,7 +49,15 @@ pub(super) fn hold_retained(
             }
         };
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            supervised_run(shared, &mut sandbox, &job, &limits, &claimed, forget)
+            supervised_run(
+                shared,
+                &mut sandbox,
+                &job,
+                &limits,
+                Duration::ZERO,
+                &claimed,
+                forget,
+            )
         }));
         if claimed.swap(true, Ordering::AcqRel) {
             return; // abandoned: the action above has forgotten this handle and thread

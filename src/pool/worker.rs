@@ -14,7 +14,7 @@ use crossbeam_channel::{Receiver, RecvTimeoutError};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Stack of each worker thread. V8 keeps its own limit below this.
 const WORKER_STACK_BYTES: usize = 4 * 1024 * 1024;
@@ -154,11 +154,13 @@ fn worker_main(shared: Arc<Shared>, id: usize) {
 /// cannot be stopped, the abandon action answers it and calls `on_abandon` (which must make up
 /// for this thread, which is then lost); `claimed` tells the caller that happened.
 /// `continuation`: a further run in a retained isolate (its namespaces are installed already).
+/// `isolate`: how long getting the sandbox took (none when a warm one served).
 pub(super) fn supervised_run(
     shared: &Arc<Shared>,
     sandbox: &mut Sandbox,
     job: &Job,
     limits: &Limits,
+    isolate: Duration,
     claimed: &Arc<AtomicBool>,
     on_abandon: impl FnOnce() + Send + 'static,
 ) -> Report {
@@ -218,9 +220,11 @@ pub(super) fn supervised_run(
         RunKind::Fresh { config_json, .. } => (config_json.as_str(), false),
         RunKind::Handle { .. } => ("", true),
     };
-    let output = sandbox.run(Program {
+    let cpu_before = crate::os::thread_cpu_time();
+    let mut output = sandbox.run(Program {
         run_id: request.run_id,
-        code: request.kind.code(),
+        input: request.kind.program(),
+        cache: &shared.code_cache,
         run_config_json,
         limits,
         deadline,
@@ -228,6 +232,8 @@ pub(super) fn supervised_run(
         events: &job.events,
         continuation,
     });
+    output.metrics.cpu = crate::os::thread_cpu_time().saturating_sub(cpu_before);
+    output.metrics.isolate = isolate;
     drop(armed);
     lock(&shared.running).remove(&request.run_id);
     lock(&shared.cancelled).remove(&request.run_id);
@@ -253,6 +259,7 @@ fn run_job(
 ) -> Option<(Sandbox, Receiver<HandleCommand>)> {
     let request = &job.request;
     let limits = request.overrides.apply(&shared.limits);
+    let isolate_started = Instant::now();
     let mut sandbox = match warm.take() {
         Some(sandbox) if sandbox.limits().same_isolate_shape(&limits) => sandbox,
         other => {
@@ -280,7 +287,16 @@ fn run_job(
         let shared = shared.clone();
         move || replace(&shared, id)
     };
-    let mut report = supervised_run(shared, &mut sandbox, job, &limits, claimed, replace_me);
+    let isolate = isolate_started.elapsed();
+    let mut report = supervised_run(
+        shared,
+        &mut sandbox,
+        job,
+        &limits,
+        isolate,
+        claimed,
+        replace_me,
+    );
     let retain = matches!(request.kind, RunKind::Fresh { retain: true, .. });
     let mut kept = None;
     if retain && sandbox.reusable() && !claimed.load(Ordering::Acquire) {

@@ -11,8 +11,8 @@ use crate::bridge::{ToolCall, ToolSink};
 use crate::limits::Limits;
 use crate::pool::LocalRunner;
 use crate::protocol::{
-    max_frame_bytes, read_frame, EngineMessage, HostMessage, FLAG_RETAIN, MIN_PROTOCOL_VERSION,
-    PROTOCOL_VERSION, SHUTDOWN_NOW,
+    max_frame_bytes, read_frame, EngineMessage, HostMessage, FLAG_LIVE_LOGS, FLAG_RETAIN,
+    MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SHUTDOWN_NOW,
 };
 use crate::run::{Completion, Overrides, RunError, RunKind, RunRequest, TestHook};
 use crate::runner::Runner;
@@ -85,12 +85,26 @@ impl Outbox {
 /// Tool calls leave as `ToolCall` frames.
 struct FrameSink {
     out: Outbox,
+    /// The host asked for the run's console lines as they happen (`FLAG_LIVE_LOGS`).
+    live_logs: bool,
 }
 
 impl ToolSink for FrameSink {
     fn send(&self, run_id: u64, call: ToolCall) -> bool {
         self.out
             .frame_now(EngineMessage::ToolCall { run_id, call }.encode())
+    }
+
+    fn wants_logs(&self) -> bool {
+        self.live_logs
+    }
+
+    fn log(&self, run_id: u64, line: &str) {
+        // Written like tool calls and the result, from the run's thread: a line can then never
+        // arrive after its run's result.
+        let line = line.to_string();
+        self.out
+            .frame_now(EngineMessage::Log { run_id, line }.encode());
     }
 }
 
@@ -261,7 +275,7 @@ impl Engine {
                 memory_mb,
                 flags,
                 fault_injection,
-                code,
+                program,
                 run_config_json,
             } => {
                 let test_hook = fault_injection
@@ -269,13 +283,14 @@ impl Engine {
                     .and_then(|name| TestHook::parse(&name))
                     .and_then(process_hook);
                 let kind = RunKind::Fresh {
-                    code,
+                    program,
                     config_json: run_config_json,
                     retain: flags & FLAG_RETAIN != 0,
                 };
                 self.submit(
                     run_id,
                     kind,
+                    flags & FLAG_LIVE_LOGS != 0,
                     Overrides::from_wire(timeout_ms, memory_mb),
                     test_hook,
                 );
@@ -284,10 +299,13 @@ impl Engine {
                 handle_id,
                 run_id,
                 timeout_ms,
-                code,
+                flags,
+                program,
             } => {
-                let kind = RunKind::Handle { handle_id, code };
-                self.submit(run_id, kind, Overrides::from_wire(timeout_ms, 0), None);
+                let kind = RunKind::Handle { handle_id, program };
+                let live_logs = flags & FLAG_LIVE_LOGS != 0;
+                let overrides = Overrides::from_wire(timeout_ms, 0);
+                self.submit(run_id, kind, live_logs, overrides, None);
             }
             HostMessage::Reply {
                 run_id,
@@ -340,6 +358,7 @@ impl Engine {
         &self,
         run_id: u64,
         kind: RunKind,
+        live_logs: bool,
         overrides: Result<Overrides, crate::error::Fault>,
         test_hook: Option<TestHook>,
     ) {
@@ -370,6 +389,7 @@ impl Engine {
             test_hook,
             sink: Arc::new(FrameSink {
                 out: self.out.clone(),
+                live_logs,
             }),
             completion,
             enqueued_at: Instant::now(),

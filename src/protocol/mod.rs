@@ -9,22 +9,64 @@ pub mod wire;
 
 use crate::bridge::ToolCall;
 use crate::error::{ErrorCode, Fault};
-use crate::run::{ErrorKind, Outcome, Report, RunError, RunOutput, Stats};
+use crate::run::{
+    ErrorKind, Outcome, ProgramInput, Report, RunError, RunMetrics, RunOutput, Stats,
+};
 use std::io::{self, Read, Write};
 use std::time::Duration;
 use wire::{DecodeError, Decoded, Reader, Writer};
 
 /// The protocol versions this build speaks. A host offers a range in `Hello`; the engine picks
 /// the highest version both speak or refuses. Version 2 added the error's kind and bound to
-/// `Result` (version 1 is no longer spoken: host and engine are always the same build).
-pub const PROTOCOL_VERSION: u16 = 2;
-pub const MIN_PROTOCOL_VERSION: u16 = 2;
+/// `Result`; version 3 the program's reading and params to `Execute` and `HandleExecute`, live
+/// log lines (`Log`), and the run's metrics to `Result`. Older versions are no longer spoken:
+/// host and engine are always the same build.
+pub const PROTOCOL_VERSION: u16 = 3;
+pub const MIN_PROTOCOL_VERSION: u16 = 3;
 
 /// Frames larger than this are refused before any allocation, whatever the limits say.
 pub const HARD_MAX_FRAME_BYTES: usize = 1 << 30;
 
 /// `Execute` flag: keep the isolate after the run and answer with a handle id.
 pub const FLAG_RETAIN: u8 = 1;
+/// `Execute` / `HandleExecute` flag: send each console line as a `Log` frame as it happens.
+pub const FLAG_LIVE_LOGS: u8 = 2;
+
+/// Program flags (the byte before the params): how the program's text is read.
+pub const PROGRAM_TYPESCRIPT: u8 = 1;
+pub const PROGRAM_STATEMENTS: u8 = 2;
+pub const PROGRAM_EXPLAIN: u8 = 4;
+
+fn write_program(w: &mut Writer, program: &ProgramInput) {
+    let mut flags = 0;
+    if program.typescript {
+        flags |= PROGRAM_TYPESCRIPT;
+    }
+    if program.statements {
+        flags |= PROGRAM_STATEMENTS;
+    }
+    if program.explain {
+        flags |= PROGRAM_EXPLAIN;
+    }
+    w.u8(flags)
+        .opt_str(program.params_json.as_deref())
+        .str(&program.code);
+}
+
+fn read_program(r: &mut Reader) -> Decoded<ProgramInput> {
+    let flags = r.u8()?;
+    Ok(ProgramInput {
+        params_json: r.opt_str()?,
+        code: r.str()?,
+        typescript: flags & PROGRAM_TYPESCRIPT != 0,
+        statements: flags & PROGRAM_STATEMENTS != 0,
+        explain: flags & PROGRAM_EXPLAIN != 0,
+    })
+}
+
+fn program_hint(program: &ProgramInput) -> usize {
+    8 + program.code.len() + program.params_json.as_ref().map_or(0, String::len)
+}
 
 /// `Shutdown` modes.
 pub const SHUTDOWN_DRAIN: u8 = 0;
@@ -51,6 +93,7 @@ pub mod engine_type {
     pub const PONG: u8 = 0x45;
     pub const HANDLE_CLOSED: u8 = 0x46;
     pub const BYE: u8 = 0x47;
+    pub const LOG: u8 = 0x48;
 }
 
 // The engine's counters travel as `run::Stats` (its pool fields; see `write_stats`), and a
@@ -74,7 +117,7 @@ pub enum HostMessage {
         memory_mb: u32,
         flags: u8,
         fault_injection: Option<String>,
-        code: String,
+        program: ProgramInput,
         run_config_json: String,
     },
     Reply {
@@ -100,7 +143,8 @@ pub enum HostMessage {
         handle_id: u64,
         run_id: u64,
         timeout_ms: f64,
-        code: String,
+        flags: u8,
+        program: ProgramInput,
     },
     HandleDispose {
         handle_id: u64,
@@ -108,6 +152,9 @@ pub enum HostMessage {
 }
 
 /// Messages from the engine to the host.
+// A message lives only between decoding a frame and acting on it, one at a time: the size of
+// the largest variant (`Result`, with its report) costs nothing worth a box per run.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum EngineMessage {
     Ready {
@@ -137,6 +184,12 @@ pub enum EngineMessage {
         reason: String,
     },
     Bye,
+    /// One console line of a run that asked for live logs (`FLAG_LIVE_LOGS`), as it happens;
+    /// the same line is in the run's `logs`.
+    Log {
+        run_id: u64,
+        line: String,
+    },
 }
 
 /// A duration read from the wire's milliseconds (a negative or non-finite value reads as 0).
@@ -155,6 +208,26 @@ fn frame(kind: u8, body_hint: usize, fill: impl FnOnce(&mut Writer)) -> Vec<u8> 
     let len = (w.bytes.len() - 4) as u32;
     w.bytes[..4].copy_from_slice(&len.to_le_bytes());
     w.bytes
+}
+
+/// A run's metrics on the wire: four durations in milliseconds and the code cache's answer.
+fn write_metrics(w: &mut Writer, m: &RunMetrics) {
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    w.f64(ms(m.isolate))
+        .f64(ms(m.compile))
+        .f64(ms(m.tool_wait))
+        .f64(ms(m.cpu))
+        .u8(u8::from(m.code_cache_hit));
+}
+
+fn read_metrics(r: &mut Reader) -> Decoded<RunMetrics> {
+    Ok(RunMetrics {
+        isolate: duration_ms(r.f64()?),
+        compile: duration_ms(r.f64()?),
+        tool_wait: duration_ms(r.f64()?),
+        cpu: duration_ms(r.f64()?),
+        code_cache_hit: r.u8()? != 0,
+    })
 }
 
 fn write_stats(w: &mut Writer, s: &Stats) {
@@ -202,17 +275,21 @@ impl HostMessage {
                 memory_mb,
                 flags,
                 fault_injection,
-                code,
+                program,
                 run_config_json,
-            } => frame(EXECUTE, 40 + code.len() + run_config_json.len(), |w| {
-                w.u64(*run_id)
-                    .f64(*timeout_ms)
-                    .u32(*memory_mb)
-                    .u8(*flags)
-                    .opt_str(fault_injection.as_deref())
-                    .str(code)
-                    .str(run_config_json);
-            }),
+            } => frame(
+                EXECUTE,
+                40 + program_hint(program) + run_config_json.len(),
+                |w| {
+                    w.u64(*run_id)
+                        .f64(*timeout_ms)
+                        .u32(*memory_mb)
+                        .u8(*flags)
+                        .opt_str(fault_injection.as_deref());
+                    write_program(w, program);
+                    w.str(run_config_json);
+                },
+            ),
             HostMessage::Reply {
                 run_id,
                 call_id,
@@ -237,9 +314,11 @@ impl HostMessage {
                 handle_id,
                 run_id,
                 timeout_ms,
-                code,
-            } => frame(HANDLE_EXECUTE, 28 + code.len(), |w| {
-                w.u64(*handle_id).u64(*run_id).f64(*timeout_ms).str(code);
+                flags,
+                program,
+            } => frame(HANDLE_EXECUTE, 28 + program_hint(program), |w| {
+                w.u64(*handle_id).u64(*run_id).f64(*timeout_ms).u8(*flags);
+                write_program(w, program);
             }),
             HostMessage::HandleDispose { handle_id } => frame(HANDLE_DISPOSE, 8, |w| {
                 w.u64(*handle_id);
@@ -263,7 +342,7 @@ impl HostMessage {
                 memory_mb: r.u32()?,
                 flags: r.u8()?,
                 fault_injection: r.opt_str()?,
-                code: r.str()?,
+                program: read_program(&mut r)?,
                 run_config_json: r.str()?,
             },
             REPLY => HostMessage::Reply {
@@ -282,7 +361,8 @@ impl HostMessage {
                 handle_id: r.u64()?,
                 run_id: r.u64()?,
                 timeout_ms: r.f64()?,
-                code: r.str()?,
+                flags: r.u8()?,
+                program: read_program(&mut r)?,
             },
             HANDLE_DISPOSE => HostMessage::HandleDispose {
                 handle_id: r.u64()?,
@@ -355,6 +435,7 @@ impl EngineMessage {
                                 .u32(r.output.tool_calls)
                                 .f64(r.output.heap_used_bytes as f64)
                                 .u64(r.handle_id);
+                            write_metrics(w, &r.output.metrics);
                         }
                         Err(fault) => {
                             w.u8(1).str(fault.code.as_str()).str(&fault.message);
@@ -373,6 +454,9 @@ impl EngineMessage {
                 })
             }
             EngineMessage::Bye => frame(BYE, 0, |_| {}),
+            EngineMessage::Log { run_id, line } => frame(LOG, 12 + line.len(), |w| {
+                w.u64(*run_id).str(line);
+            }),
         }
     }
 
@@ -434,7 +518,8 @@ impl EngineMessage {
                             run,
                             total: queued + run,
                             handle_id: r.u64()?,
-                        })
+                        }
+                        .with_metrics(read_metrics(&mut r)?))
                     }
                     1 => {
                         let code = r.str()?;
@@ -460,6 +545,10 @@ impl EngineMessage {
                 reason: r.str()?,
             },
             BYE => EngineMessage::Bye,
+            LOG => EngineMessage::Log {
+                run_id: r.u64()?,
+                line: r.str()?,
+            },
             other => {
                 return Err(DecodeError(format!(
                     "unknown engine message type 0x{other:02x}"
@@ -553,7 +642,13 @@ mod tests {
             memory_mb: 64,
             flags: FLAG_RETAIN,
             fault_injection: Some("panic".into()),
-            code: "async () => 'é'".into(),
+            program: ProgramInput {
+                code: "async (p: number) => 'é'".into(),
+                params_json: Some("{\"n\":1}".into()),
+                typescript: true,
+                statements: false,
+                explain: true,
+            },
             run_config_json: "{}".into(),
         });
         roundtrip_host(HostMessage::Reply {
@@ -577,7 +672,11 @@ mod tests {
             handle_id: 4,
             run_id: 5,
             timeout_ms: 0.0,
-            code: "x".into(),
+            flags: FLAG_LIVE_LOGS,
+            program: ProgramInput {
+                statements: true,
+                ..ProgramInput::js("x")
+            },
         });
         roundtrip_host(HostMessage::HandleDispose { handle_id: 4 });
         let stats = Stats {
@@ -621,6 +720,13 @@ mod tests {
                     logs: vec!["a".into(), String::new()],
                     tool_calls: 3,
                     heap_used_bytes: 1_000_000,
+                    metrics: RunMetrics {
+                        isolate: Duration::from_micros(125),
+                        compile: Duration::from_micros(500),
+                        tool_wait: Duration::from_micros(250),
+                        cpu: Duration::from_micros(750),
+                        code_cache_hit: true,
+                    },
                 },
                 queued,
                 run,
@@ -640,6 +746,10 @@ mod tests {
             reason: "expired".into(),
         });
         roundtrip_engine(EngineMessage::Bye);
+        roundtrip_engine(EngineMessage::Log {
+            run_id: 9,
+            line: "[warn] é".into(),
+        });
     }
 
     #[test]

@@ -2,6 +2,8 @@
 //! bootstrap installed, and the run itself (providers, program, promise pumping, results).
 
 mod allocator;
+mod code_cache;
+mod compile;
 pub mod cost;
 mod modules;
 mod natives;
@@ -9,12 +11,13 @@ mod snapshot;
 mod termination;
 mod web_natives;
 
+pub use code_cache::CodeCache;
 pub use termination::{StopReason, Terminator, WedgeHook};
 
 use crate::bridge::{check_size, RunEvent, ToolSink};
 use crate::limits::{Limits, MIB};
 pub use crate::run::RunOutput;
-use crate::run::{ErrorKind, RunError};
+use crate::run::{ErrorKind, ProgramInput, RunError, RunMetrics};
 use allocator::{new_allocator, ArrayBufferBudget};
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 use natives::{RunState, SharedRunState};
@@ -52,8 +55,10 @@ pub fn init_v8() {
 /// What one run needs from its caller.
 pub struct Program<'a> {
     pub run_id: u64,
-    /// The program source: an expression evaluating to a function.
-    pub code: &'a str,
+    /// The program, its params, and how to read it.
+    pub input: &'a ProgramInput,
+    /// The pool's compiled programs.
+    pub cache: &'a CodeCache,
     /// JSON of the run's configuration for the bootstrap's `prepareRun`: namespaces (providers
     /// with their tools and preludes, connectors) and the result encoding. Names were
     /// validated by the caller.
@@ -284,7 +289,8 @@ impl Sandbox {
             self.termination.clone(),
         )));
         self.isolate.set_slot(state.clone());
-        let mut outcome = self.execute(&program, &state);
+        let mut metrics = RunMetrics::default();
+        let mut outcome = self.execute(&program, &state, &mut metrics);
         self.termination.clear_wedge();
         let mut heap_used_bytes = self.isolate.get_heap_statistics().used_heap_size();
         if young_large_object_bytes(&mut self.isolate) > self.limits.heap_bytes {
@@ -315,6 +321,7 @@ impl Sandbox {
             logs: std::mem::take(&mut st.logs),
             tool_calls: st.tool_calls,
             heap_used_bytes,
+            metrics,
         }
     }
 
@@ -344,6 +351,7 @@ impl Sandbox {
         &mut self,
         program: &Program<'_>,
         state: &SharedRunState,
+        metrics: &mut RunMetrics,
     ) -> Result<Option<String>, RunError> {
         let stopped = |sandbox: &Sandbox| sandbox.stop_error(state);
         // Take what the scopes need before they borrow the isolate.
@@ -355,14 +363,24 @@ impl Sandbox {
             let context = v8::Local::new(handle_scope, &context_global);
             let scope = &mut v8::ContextScope::new(handle_scope, context);
             v8::tc_scope!(let tc, scope);
-            run_program(tc, program, state, &helpers)
+            run_program(tc, program, state, &helpers, metrics)
         };
         match result {
             Ok(json) => Ok(json),
             Err(Failure::Stopped) => Err(stopped(self).unwrap_or_else(|| {
                 RunError::new(ErrorKind::Cancelled, "Execution was terminated")
             })),
-            Err(Failure::Error(error)) => Err(stopped(self).unwrap_or(error)),
+            Err(Failure::Error(error)) => Err(stopped(self).unwrap_or_else(|| {
+                let explain = program.input.explain;
+                if explain && matches!(error.kind, ErrorKind::Syntax | ErrorKind::Program) {
+                    // What the program reached for and the sandbox does not have (`require`,
+                    // JSX, Node's globals) gets a sentence saying what to write instead.
+                    let message = crate::program::with_hint(error.message, &program.input.code);
+                    RunError { message, ..error }
+                } else {
+                    error
+                }
+            })),
         }
     }
 }
@@ -420,34 +438,12 @@ fn describe_value(
     }
 }
 
-const SPLICED: &str = "SyntaxError: the program must be one expression (such as `async () => { ... }`); its text closes the expression it is compiled in";
-
-/// Whether `code` is one expression of its own, not text that closes the parentheses it is
-/// compiled in and splices statements around them (`1); evil(); (async () => 2`). Such text
-/// compiles inside `( … )` but never inside `[ … ]`: tokens are read the same way after `(` and
-/// after `[`, so an escape has to close the one bracket it is in, which the other does not
-/// accept. A real expression compiles in both. Only compiled here, never run.
-fn is_one_expression(
-    tc: &mut v8::PinnedRef<'_, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>,
-    code: &str,
-) -> bool {
-    let probe = format!("[{code}\n]");
-    let Some(probe) = v8::String::new(tc, &probe) else {
-        return false;
-    };
-    let compiled = v8::Script::compile(tc, probe, None).is_some();
-    if !compiled && !tc.has_terminated() && !tc.is_execution_terminating() {
-        // Only the probe's own SyntaxError is dropped; a termination stays for the caller.
-        tc.reset();
-    }
-    compiled
-}
-
 fn run_program(
     tc: &mut v8::PinnedRef<'_, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>,
     program: &Program<'_>,
     state: &SharedRunState,
     helpers: &Helpers,
+    metrics: &mut RunMetrics,
 ) -> Result<Option<String>, Failure> {
     let undefined: v8::Local<v8::Value> = v8::undefined(tc).into();
     let describe = &helpers.describe;
@@ -462,87 +458,54 @@ fn run_program(
         }
     }
 
-    // The program: an expression evaluating to a function, called with no arguments.
-    let source = format!("({}\n)", program.code);
-    let source = v8::String::new(tc, &source).ok_or_else(|| {
-        Failure::Error(RunError::bound(
-            "maxCodeBytes",
-            "The program source is too large",
-        ))
-    })?;
-    let Some(script) = v8::Script::compile(tc, source, None) else {
-        return Err(caught(tc, describe).with_kind(ErrorKind::Syntax));
-    };
-    if !is_one_expression(tc, program.code) {
-        if tc.has_terminated() || tc.is_execution_terminating() {
-            return Err(Failure::Stopped);
+    // The program: an expression evaluating to the entry function, or a module exporting it.
+    let compile_started = Instant::now();
+    let compiled = compile::compile(tc, program, helpers);
+    metrics.compile = compile_started.elapsed();
+    let (compiled, to_cache) = compiled?;
+    metrics.code_cache_hit = to_cache.is_none();
+    let params = match &program.input.params_json {
+        None => undefined,
+        Some(json) => {
+            let text = v8::String::new(tc, json).ok_or_else(|| {
+                Failure::Error(RunError::bound("maxArgsBytes", "The params are too large"))
+            })?;
+            let Some(value) = v8::json::parse(tc, text) else {
+                return Err(caught(tc, describe));
+            };
+            value
         }
-        return Err(Failure::of(ErrorKind::Syntax, SPLICED));
-    }
-    let Some(function) = script.run(tc) else {
-        return Err(caught(tc, describe));
     };
-    let Ok(function) = v8::Local::<v8::Function>::try_from(function) else {
-        let kind = function.type_of(tc).to_rust_string_lossy(tc);
-        return Err(Failure::program(format!(
-            "The program must evaluate to a function, such as `async () => {{ ... }}` (it evaluated to a {kind})"
-        )));
+    let returned = match &compiled {
+        compile::Compiled::Script(script) => {
+            let Some(function) = script.run(tc) else {
+                return Err(caught(tc, describe));
+            };
+            let Ok(function) = v8::Local::<v8::Function>::try_from(function) else {
+                let kind = function.type_of(tc).to_rust_string_lossy(tc);
+                return Err(Failure::program(format!(
+                    "The program must evaluate to a function, such as `async () => {{ ... }}` (it evaluated to a {kind})"
+                )));
+            };
+            function.call(tc, undefined, &[params])
+        }
+        compile::Compiled::Module(module) => {
+            let function = module_entry(tc, *module, program, state, helpers, metrics)?;
+            function.call(tc, undefined, &[params])
+        }
     };
-    let Some(returned) = function.call(tc, undefined, &[]) else {
+    let Some(returned) = returned else {
         return Err(caught(tc, describe));
     };
 
     // Settle the returned value: pump microtasks, answer tool calls, watch the deadline.
     let value = match v8::Local::<v8::Promise>::try_from(returned) {
         Err(_) => returned,
-        Ok(promise) => loop {
-            tc.perform_microtask_checkpoint();
-            if tc.is_execution_terminating() || tc.has_terminated() {
-                return Err(Failure::Stopped);
-            }
-            match promise.state() {
-                v8::PromiseState::Fulfilled => break promise.result(tc),
-                v8::PromiseState::Rejected => {
-                    let reason = promise.result(tc);
-                    return Err(describe_value(tc, reason, describe));
-                }
-                v8::PromiseState::Pending => {}
-            }
-            let now = Instant::now();
-            if now >= program.deadline {
-                return Err(Failure::of(ErrorKind::Timeout, TIMED_OUT));
-            }
-            let (no_calls, next_timer) = {
-                let st = state.borrow();
-                (st.pending.is_empty(), st.next_timer())
-            };
-            if no_calls && next_timer.is_none() {
-                return Err(Failure::of(ErrorKind::Unsettleable, NEVER_SETTLES));
-            }
-            if next_timer.is_some_and(|due| due <= now) {
-                fire_due_timers(tc, state, &helpers.fire_timer, now)?;
-                continue;
-            }
-            let wake_at = next_timer.map_or(program.deadline, |due| due.min(program.deadline));
-            match program.events.recv_deadline(wake_at) {
-                Ok(RunEvent::Reply { call_id, json }) => {
-                    let resolver = state.borrow_mut().pending.remove(&call_id);
-                    if let Some(resolver) = resolver {
-                        resolve_reply(tc, &resolver, &json)?;
-                    }
-                }
-                Ok(RunEvent::End(error)) => return Err(Failure::Error(error)),
-                // A timer came due, or the deadline passed: both are handled at the loop's top.
-                Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => {
-                    return Err(Failure::of(
-                        ErrorKind::Cancelled,
-                        "The host closed this run's channel",
-                    ))
-                }
-            }
-        },
+        Ok(promise) => settle(tc, promise, program, state, helpers, metrics)?,
     };
+    if let Some(to_cache) = to_cache {
+        compile::store(tc, program.cache, &compiled, to_cache);
+    }
 
     // Transfer the result as JSON text, bounded.
     let encode = v8::Local::new(tc, &helpers.encode);
@@ -576,6 +539,110 @@ fn run_program(
     )
     .map_err(|m| Failure::Error(RunError::bound("maxResultBytes", m)))?;
     Ok(Some(json))
+}
+
+/// Runs a module program's body (top-level `await` included) and returns its default export,
+/// the entry function.
+fn module_entry<'s>(
+    tc: &mut v8::PinnedRef<'s, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>,
+    module: v8::Local<'s, v8::Module>,
+    program: &Program<'_>,
+    state: &SharedRunState,
+    helpers: &Helpers,
+    metrics: &mut RunMetrics,
+) -> Result<v8::Local<'s, v8::Function>, Failure> {
+    let describe = &helpers.describe;
+    if module.instantiate_module(tc, modules::resolve).is_none() {
+        return Err(caught(tc, describe));
+    }
+    let Some(evaluation) = module.evaluate(tc) else {
+        return Err(caught(tc, describe));
+    };
+    if let Ok(promise) = v8::Local::<v8::Promise>::try_from(evaluation) {
+        settle(tc, promise, program, state, helpers, metrics)?;
+    }
+    let namespace = module.get_module_namespace();
+    let namespace = v8::Local::<v8::Object>::try_from(namespace)
+        .map_err(|_| Failure::program("The module has no namespace"))?;
+    let key = v8::String::new(tc, "default").ok_or(Failure::Stopped)?;
+    let Some(entry) = namespace.get(tc, key.into()) else {
+        return Err(caught(tc, describe));
+    };
+    if entry.is_undefined() {
+        return Err(Failure::program(
+            "The module has no default export: write `export default async function main(params) { ... }`",
+        ));
+    }
+    v8::Local::<v8::Function>::try_from(entry).map_err(|_| {
+        let kind = entry.type_of(tc).to_rust_string_lossy(tc);
+        Failure::program(format!(
+            "The module's default export must be a function, such as `export default async function main(params) {{ ... }}` (it is a {kind})"
+        ))
+    })
+}
+
+/// Settles `promise`: pumps microtasks, answers tool calls and fires timers until it is
+/// fulfilled (its value) or rejected (the program's error), the deadline passes, or nothing
+/// is left that could settle it. Time blocked on the host's replies counts as tool wait.
+fn settle<'s>(
+    tc: &mut v8::PinnedRef<'s, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>,
+    promise: v8::Local<'s, v8::Promise>,
+    program: &Program<'_>,
+    state: &SharedRunState,
+    helpers: &Helpers,
+    metrics: &mut RunMetrics,
+) -> Result<v8::Local<'s, v8::Value>, Failure> {
+    loop {
+        tc.perform_microtask_checkpoint();
+        if tc.is_execution_terminating() || tc.has_terminated() {
+            return Err(Failure::Stopped);
+        }
+        match promise.state() {
+            v8::PromiseState::Fulfilled => return Ok(promise.result(tc)),
+            v8::PromiseState::Rejected => {
+                let reason = promise.result(tc);
+                return Err(describe_value(tc, reason, &helpers.describe));
+            }
+            v8::PromiseState::Pending => {}
+        }
+        let now = Instant::now();
+        if now >= program.deadline {
+            return Err(Failure::of(ErrorKind::Timeout, TIMED_OUT));
+        }
+        let (no_calls, next_timer) = {
+            let st = state.borrow();
+            (st.pending.is_empty(), st.next_timer())
+        };
+        if no_calls && next_timer.is_none() {
+            return Err(Failure::of(ErrorKind::Unsettleable, NEVER_SETTLES));
+        }
+        if next_timer.is_some_and(|due| due <= now) {
+            fire_due_timers(tc, state, &helpers.fire_timer, now)?;
+            continue;
+        }
+        let wake_at = next_timer.map_or(program.deadline, |due| due.min(program.deadline));
+        let event = program.events.recv_deadline(wake_at);
+        if !no_calls {
+            metrics.tool_wait += now.elapsed();
+        }
+        match event {
+            Ok(RunEvent::Reply { call_id, json }) => {
+                let resolver = state.borrow_mut().pending.remove(&call_id);
+                if let Some(resolver) = resolver {
+                    resolve_reply(tc, &resolver, &json)?;
+                }
+            }
+            Ok(RunEvent::End(error)) => return Err(Failure::Error(error)),
+            // A timer came due, or the deadline passed: both are handled at the loop's top.
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(Failure::of(
+                    ErrorKind::Cancelled,
+                    "The host closed this run's channel",
+                ))
+            }
+        }
+    }
 }
 
 /// Runs the callbacks of the timers due at `now`, each followed by its microtasks.

@@ -96,8 +96,9 @@ fn compile<'s>(
     Some(module)
 }
 
-/// V8's resolve hook for static imports between registered modules.
-fn resolve<'s>(
+/// V8's resolve hook for static imports between registered modules (and from a module
+/// program).
+pub(crate) fn resolve<'s>(
     context: v8::Local<'s, v8::Context>,
     specifier: v8::Local<'s, v8::String>,
     _attributes: v8::Local<'s, v8::FixedArray>,

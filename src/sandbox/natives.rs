@@ -222,6 +222,9 @@ pub(crate) fn log_line(
             return st.stop_with("maxLogBytes", msg);
         }
         st.log_bytes += line.len();
+        if st.sink.wants_logs() {
+            st.sink.log(st.run_id, &line);
+        }
         st.logs.push(line);
     });
 }

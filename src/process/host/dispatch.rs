@@ -3,7 +3,7 @@
 
 use super::{Engine, EngineInput, Host, InFlight, State, DEADLINE_MARGIN};
 use crate::error::Fault;
-use crate::protocol::{HostMessage, FLAG_RETAIN};
+use crate::protocol::{HostMessage, FLAG_LIVE_LOGS, FLAG_RETAIN};
 use crate::run::{RunKind, RunRequest};
 use std::sync::Arc;
 use std::time::Instant;
@@ -40,25 +40,27 @@ pub(super) fn register(
         + DEADLINE_MARGIN;
     // Runs in a retained isolate do not take a worker slot: the isolate has its own thread.
     let takes_slot = matches!(kind, RunKind::Fresh { .. });
+    let live_logs = if sink.wants_logs() { FLAG_LIVE_LOGS } else { 0 };
     let frame = match kind {
         RunKind::Fresh {
-            code,
+            program,
             config_json,
             retain,
         } => HostMessage::Execute {
             run_id,
             timeout_ms: overrides.timeout_ms(),
             memory_mb: overrides.memory_mb_wire(),
-            flags: if retain { FLAG_RETAIN } else { 0 },
+            flags: live_logs | if retain { FLAG_RETAIN } else { 0 },
             fault_injection: test_hook.map(|hook| hook.as_str().to_string()),
-            code,
+            program,
             run_config_json: config_json,
         },
-        RunKind::Handle { handle_id, code } => HostMessage::HandleExecute {
+        RunKind::Handle { handle_id, program } => HostMessage::HandleExecute {
             handle_id,
             run_id,
             timeout_ms: overrides.timeout_ms(),
-            code,
+            flags: live_logs,
+            program,
         },
     }
     .encode();

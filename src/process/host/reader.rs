@@ -148,6 +148,12 @@ fn on_message(host: &Arc<Host>, id: u64, message: EngineMessage) {
                 engine.said_bye = true;
             }
         }
+        EngineMessage::Log { run_id, line } => {
+            let sink = host.lock().runs.get(&run_id).map(|r| r.sink.clone());
+            if let Some(sink) = sink.filter(|sink| sink.wants_logs()) {
+                sink.log(run_id, &line);
+            }
+        }
     }
 }
 

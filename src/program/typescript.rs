@@ -1,0 +1,128 @@
+//! TypeScript programs: types stripped with swc's `swc_ts_fast_strip` (the stripper Node ships
+//! for `--experimental-strip-types`). Strip-only mode replaces every annotation, interface,
+//! `as`, `satisfies` and generic argument with white space of the same length, so line and
+//! column of every later error are those of the program as written. What strip-only refuses
+//! because it would need code generated (enums, namespaces, parameter properties) goes through
+//! swc's transform mode instead; positions in such a program are those of the generated code.
+
+use crate::run::{ErrorKind, RunError};
+use std::sync::{Arc, Mutex};
+use swc_common::errors::{DiagnosticBuilder, Emitter, Handler};
+use swc_common::sync::Lrc;
+use swc_common::{BytePos, Globals, SourceMap, GLOBALS};
+use swc_ts_fast_strip::{operate, ErrorCode, Mode, Options};
+
+/// What the stripper reported: each message with the byte position it points at.
+type Diagnostics = Arc<Mutex<Vec<(String, Option<BytePos>)>>>;
+
+/// Collects swc's diagnostics instead of printing them (an engine's stdout carries frames).
+struct Collect(Diagnostics);
+
+impl Emitter for Collect {
+    fn emit(&mut self, db: &mut DiagnosticBuilder<'_>) {
+        let at = db.span.primary_span().map(|span| span.lo);
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((db.message(), at));
+    }
+}
+
+/// What stripping made of a text.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Stripped {
+    /// Plain JavaScript: nothing to strip.
+    Unchanged,
+    /// The JavaScript left once the types are gone.
+    Changed(String),
+    /// Not a program the stripper can parse (V8 then reports the syntax error in its own
+    /// words; it may also be statements that only parse inside a function).
+    Unparsable,
+}
+
+/// `code` without its TypeScript. An error only for TypeScript that neither mode can turn into
+/// JavaScript.
+pub fn strip_types(code: &str) -> Result<Stripped, RunError> {
+    match run(code, Mode::StripOnly) {
+        Ok(stripped) if stripped == code => Ok(Stripped::Unchanged),
+        Ok(stripped) => Ok(Stripped::Changed(stripped)),
+        Err((ErrorCode::UnsupportedSyntax, _)) => match run(code, Mode::Transform) {
+            Ok(generated) => Ok(Stripped::Changed(
+                super::without_trailing_semicolons(&generated).to_string(),
+            )),
+            Err((_, message)) => Err(RunError::new(ErrorKind::Syntax, message)),
+        },
+        Err(_) => Ok(Stripped::Unparsable),
+    }
+}
+
+/// One pass of the stripper: its output, or its error code and first diagnostic (with line
+/// and column of the program as written).
+fn run(code: &str, mode: Mode) -> Result<String, (ErrorCode, String)> {
+    let source_map: Lrc<SourceMap> = Default::default();
+    let diagnostics: Diagnostics = Default::default();
+    let handler = Handler::with_emitter(true, false, Box::new(Collect(diagnostics.clone())));
+    let options = Options {
+        mode,
+        ..Options::default()
+    };
+    let result = GLOBALS.set(&Globals::new(), || {
+        operate(&source_map, &handler, code.to_string(), options)
+    });
+    result.map(|output| output.code).map_err(|error| {
+        let first = diagnostics
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .first()
+            .cloned();
+        let message = match first {
+            Some((text, Some(at))) => {
+                let loc = source_map.lookup_char_pos(at);
+                format!(
+                    "SyntaxError: {text} (TypeScript, line {}, column {})",
+                    loc.line,
+                    loc.col.0 + 1
+                )
+            }
+            Some((text, None)) => format!("SyntaxError: {text} (TypeScript)"),
+            None => format!("SyntaxError: {} (TypeScript)", error.message),
+        };
+        (error.code, message)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn types_become_white_space_of_the_same_length() {
+        let code = "async (p: { n: number }): Promise<number> => { const x: number = p.n as number; return x }";
+        let Stripped::Changed(out) = strip_types(code).unwrap() else {
+            panic!("types left in")
+        };
+        assert_eq!(out.len(), code.len());
+        assert!(out.starts_with("async (p"));
+        assert!(!out.contains("number"));
+        assert_eq!(out.find("return"), code.find("return"));
+    }
+
+    #[test]
+    fn javascript_and_unparsable_text_are_left_alone() {
+        let js = strip_types("async () => { return 1 }").unwrap();
+        assert_eq!(js, Stripped::Unchanged);
+        let broken = strip_types("async () => { let x = ; }").unwrap();
+        assert_eq!(broken, Stripped::Unparsable);
+    }
+
+    #[test]
+    fn enums_go_through_the_transform() {
+        let Stripped::Changed(out) =
+            strip_types("async () => {\n  enum C { A, B }\n  return C.B\n}").unwrap()
+        else {
+            panic!("the enum is left in")
+        };
+        assert!(!out.contains("enum"), "{out}");
+        assert!(!out.ends_with(';'), "{out}");
+    }
+}
