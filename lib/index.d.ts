@@ -39,8 +39,16 @@ export interface IsolateExecutorOptions {
   memoryLimitMb?: number
   /** Sandbox `fetch` goes to this handler; omitted or null: fetch rejects (no network). */
   globalOutbound?: OutboundHandler | null
-  /** Extra ES modules loadable with dynamic `import(specifier)`; the key `executor.js` is ignored. */
+  /** Extra ES modules loadable with dynamic `import(specifier)` (and statically from a module program); the key `executor.js` is ignored. */
   modules?: Record<string, string>
+  /**
+   * Programs may be TypeScript: types are stripped (off this thread) before compiling, keeping
+   * positions in errors those of the program as written. `false` compiles them as JavaScript.
+   * Default true.
+   */
+  typescript?: boolean
+  /** MB of compiled programs kept between runs (per executor in 'thread', per engine process in 'process'); 0 keeps none. Default 32. */
+  codeCacheMb?: number
   /** Cloudflare's Worker Loader binding: accepted and ignored (the isolate pool replaces it). */
   loader?: unknown
   /** Cloudflare's extra `env` bindings: accepted and ignored (programs never see `env`). */
@@ -78,9 +86,31 @@ export interface NativeProvider {
  */
 export type Dispatch = (provider: string, tool: string, argsJson: string) => string | Promise<string>
 
+/** A console line as `onLog` receives it, with the run it came from. */
+export interface LogLineInfo {
+  level: 'log' | 'warn' | 'error'
+  runId: number
+}
+
+/**
+ * Each console line of the run as it happens (the same lines as `logs`, same bounds), in order,
+ * all of them before the run's promise settles. It runs on your event loop and never stalls the
+ * program: lines queue while it is busy (at most the run's `maxLogLines` / `maxLogBytes`).
+ * What it throws is ignored.
+ */
+export type OnLog = (line: string, info: LogLineInfo) => void
+
 export interface NativeExecuteRequest {
-  /** An expression evaluating to a function (usually `async () => { ... }`), called with no arguments. */
+  /**
+   * The program: an expression evaluating to the entry function (`async (params) => { ... }`),
+   * or an ES module whose default export is it (`export default async function main(params) { ... }`,
+   * which may `import` the executor's `modules`). JavaScript or TypeScript.
+   */
   code: string
+  /** JSON data the entry function is called with (cloned in; bounded by `limits.maxArgsBytes`). */
+  params?: unknown
+  /** Each console line as it happens. */
+  onLog?: OnLog
   providers?: NativeProvider[]
   dispatch?: Dispatch
   /** Overrides the executor's timeout for this run (ms). */
@@ -102,9 +132,19 @@ export interface NativeExecuteRequest {
 export interface ExecutionHandle {
   readonly id: number
   /** Runs more code in the retained isolate. Rejects with ERR_HANDLE_CLOSED once the handle is closed. */
-  execute(code: string, options?: { timeout?: number; signal?: AbortSignal }): Promise<NativeExecuteResult>
+  execute(code: string, options?: { timeout?: number; signal?: AbortSignal; params?: unknown; onLog?: OnLog }): Promise<NativeExecuteResult>
   /** Drops the isolate; resolves true if it was still alive. */
   dispose(): Promise<boolean>
+  /** `await using handle = out.handle!`: the isolate is dropped when the scope ends. */
+  [Symbol.asyncDispose](): Promise<void>
+  /** `using handle = out.handle!`: the same, synchronously. */
+  [Symbol.dispose](): void
+}
+
+/** One phase of a run's time, in order: queue, isolate, compile, run, toolWait. They add up to `totalMs`. */
+export interface TimingPhase {
+  name: 'queue' | 'isolate' | 'compile' | 'run' | 'toolWait'
+  durationMs: number
 }
 
 /**
@@ -126,8 +166,10 @@ export interface NativeExecuteResult {
   errorBound?: string
   /** Captured console lines; `warn` prefixed `[warn] `, `error` prefixed `[error] `. */
   logs: string[]
-  timing: { queuedMs: number; runMs: number; totalMs: number }
-  stats: { toolCalls: number; heapUsedBytes: number }
+  /** `phases`: where the time went (`toolWait`: awaiting your dispatch; `compile`: stripping and compiling, or the code cache). */
+  timing: { queuedMs: number; runMs: number; totalMs: number; phases: TimingPhase[] }
+  /** `cpuMs`: CPU time of the run's thread; `codeCacheHit`: the compiled program came from the code cache. */
+  stats: { toolCalls: number; heapUsedBytes: number; cpuMs: number; codeCacheHit: boolean }
   /**
    * With retainHandles: the retained isolate. Absent when the run was ended by a bound (timeout,
    * memory) or maxRetained isolates are already retained.
@@ -154,6 +196,7 @@ export interface ExecutorLimits {
   maxArrayLikeLength: number
   maxRetained: number
   retainedIdleMs: number
+  codeCacheMb: number
   isolation: 'process' | 'thread'
   processes: number
   processMemoryLimitMb: number
@@ -216,6 +259,12 @@ export interface ConnectorBinding {
 
 export interface ExecuteOptions {
   connectors?: ConnectorBinding[]
+  /** Not in Cloudflare's form: cancels the run (the promise rejects with `signal.reason`). */
+  signal?: AbortSignal
+  /** Not in Cloudflare's form: JSON data a module program's default export (or the function) is called with. */
+  params?: unknown
+  /** Not in Cloudflare's form: each console line as it happens. */
+  onLog?: OnLog
 }
 
 /** What @cloudflare/codemode's runtime and runCode call. */
@@ -240,6 +289,8 @@ export declare class IsolateExecutor implements Executor {
   stats(): ExecutorStats
   /** Queued runs reject with ERR_DISPOSED; started runs finish; later calls reject with ERR_DISPOSED. */
   dispose(): Promise<void>
+  /** `await using executor = new IsolateExecutor()`: `dispose()` when the scope ends. */
+  [Symbol.asyncDispose](): Promise<void>
 }
 
 export declare const ErrorCodes: {
@@ -691,6 +742,10 @@ export interface CodemodeRuntimeHandle {
   recover(): Promise<ProxyToolOutput[]>
   /** Stops `recoverEvery`. */
   close(): void
+  /** `using runtime = createCodemodeRuntime(...)`: `close()` when the scope ends. */
+  [Symbol.dispose](): void
+  /** `await using runtime = ...`: `close()` when the scope ends. */
+  [Symbol.asyncDispose](): Promise<void>
   /** Rejects the pending call, ending the run (`rejected`); `false` when it was no longer pending. Applied calls are not undone. */
   reject(options: CodemodeRejectOptions): Promise<boolean>
   /**

@@ -88,6 +88,27 @@ async function main(): Promise<void> {
     if (error instanceof CodemodeExecutorError && error.code === ErrorCodes.INVALID_ARGUMENT) void error.message;
   }
   void [n, ms, logs, codeTool, pending, retired];
+
+  // Programs as models write them: a TypeScript module with params, live logs, the phases.
+  {
+    await using scoped = new IsolateExecutor({ typescript: true, codeCacheMb: 8 });
+    const lines: string[] = [];
+    const run = await scoped.execute({
+      code: 'export default async function main(p: { n: number }): Promise<number> { return p.n }',
+      params: { n: 1 },
+      onLog: (line, { level, runId }) => lines.push(`${level} ${runId} ${line}`),
+      retainHandles: true,
+    });
+    const phases: number = run.timing.phases.reduce((sum, phase) => sum + phase.durationMs, 0);
+    const cached: boolean = run.stats.codeCacheHit;
+    const cpu: number = run.stats.cpuMs;
+    if (run.handle) {
+      await using handle = run.handle;
+      await handle.execute('async (p) => p', { params: 2, onLog: (line) => lines.push(line) });
+    }
+    using scopedRuntime = createCodemodeRuntime({ executor: scoped, connectors: [], path: ':memory:' });
+    void [phases, cached, cpu, scopedRuntime];
+  }
   await executor.dispose();
 }
 

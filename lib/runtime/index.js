@@ -87,6 +87,17 @@ class CodemodeRuntimeHandle {
     this.#recoverTimer = undefined;
   }
 
+  /** `using runtime = createCodemodeRuntime(...)`: `close()` when the scope ends. */
+  [Symbol.dispose]() {
+    this.close();
+  }
+
+  /** `await using runtime = ...`: the same, for scopes that await. */
+  [Symbol.asyncDispose]() {
+    this.close();
+    return Promise.resolve();
+  }
+
   // The store, opened on first use (an invalid name is reported then, as Cloudflare does).
   #store() {
     if (this.#facet === undefined) {

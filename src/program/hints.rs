@@ -54,8 +54,8 @@ fn missing_module(message: &str) -> Option<&str> {
 }
 
 /// `message` with a sentence of help when it says the program used CommonJS, JSX or a Node
-/// global; otherwise `message` unchanged.
-pub fn with_hint(message: String, code: &str) -> String {
+/// global; otherwise `message` unchanged. `syntax`: the program did not compile.
+pub fn with_hint(message: String, code: &str, syntax: bool) -> String {
     let hint = if message.contains("require is not defined") {
         Some("CommonJS `require` is not supported: call the host's tools, or `import` one of the executor's modules (`modules` option)")
     } else if message.contains("module is not defined")
@@ -66,7 +66,7 @@ pub fn with_hint(message: String, code: &str) -> String {
         Some("Node's `process` is not available in the sandbox: pass values in `params`, and reach the outside through the host's tools")
     } else if message.contains("Buffer is not defined") {
         Some("Node's `Buffer` is not available in the sandbox: use Uint8Array with TextEncoder / TextDecoder, or atob / btoa")
-    } else if message.contains("Unexpected token '<'") && looks_like_jsx(code) {
+    } else if syntax && looks_like_jsx(code) {
         Some("JSX is not supported: programs are JavaScript or TypeScript; build strings or plain objects instead")
     } else {
         missing_module(&message).and_then(builtin_module_hint)
@@ -80,16 +80,10 @@ pub fn with_hint(message: String, code: &str) -> String {
     }
 }
 
-/// Whether `code` has something that reads as a JSX element (`<Tag`, `</`, `/>`, `<>`).
+/// Whether `code` has what only JSX has: a closing tag, a self-closing one, or a fragment
+/// (a TypeScript generic `<T>` has none of them).
 fn looks_like_jsx(code: &str) -> bool {
-    let last_close = code.rfind('>');
-    code.contains("/>")
-        || code.contains("</")
-        || code.contains("<>")
-        || code.match_indices('<').any(|(i, _)| {
-            code[i + 1..].starts_with(|c: char| c.is_ascii_alphabetic())
-                && last_close.is_some_and(|close| close > i)
-        })
+    code.contains("/>") || code.contains("</") || code.contains("<>")
 }
 
 #[cfg(test)]
@@ -98,31 +92,25 @@ mod tests {
 
     #[test]
     fn imports_of_node_builtins_are_explained() {
-        let fs = with_hint("TypeError: No such module \"node:fs\".".into(), "");
+        let fs = with_hint("TypeError: No such module \"node:fs\".".into(), "", false);
         assert!(
             fs.starts_with("TypeError: No such module \"node:fs\". Node built-in"),
             "{fs}"
         );
-        let cp = with_hint("TypeError: No such module \"child_process\".".into(), "");
+        let cp = with_hint("TypeError: No such module \"child_process\".".into(), "", false);
         assert!(cp.contains("Node built-in"));
-        let own = with_hint("TypeError: No such module \"util.js\".".into(), "");
+        let own = with_hint("TypeError: No such module \"util.js\".".into(), "", false);
         assert_eq!(own, "TypeError: No such module \"util.js\".");
     }
 
     #[test]
     fn hints_add_a_sentence_and_keep_the_message() {
-        let m = with_hint("ReferenceError: require is not defined".into(), "");
+        let m = with_hint("ReferenceError: require is not defined".into(), "", false);
         assert!(m.starts_with("ReferenceError: require is not defined. CommonJS"));
-        let jsx = with_hint(
-            "SyntaxError: Unexpected token '<'".into(),
-            "async () => <div>hi</div>",
-        );
+        let jsx = with_hint("Unexpected token '<'".into(), "async () => <div>hi</div>", true);
         assert!(jsx.contains("JSX is not supported"));
-        let plain = with_hint(
-            "SyntaxError: Unexpected token '<'".into(),
-            "async () => 1 <",
-        );
-        assert_eq!(plain, "SyntaxError: Unexpected token '<'");
-        assert_eq!(with_hint("Error: boom".into(), ""), "Error: boom");
+        let generic = with_hint("Unexpected token".into(), "async () => f<T>(1) <", true);
+        assert_eq!(generic, "Unexpected token");
+        assert_eq!(with_hint("Error: boom".into(), "", false), "Error: boom");
     }
 }

@@ -8,7 +8,7 @@ mod hints;
 mod typescript;
 
 pub use hints::with_hint;
-pub use typescript::{strip_types, Stripped};
+pub use typescript::{strip_types, Diagnostic, Stripped};
 
 /// How a program's text is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

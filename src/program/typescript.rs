@@ -35,9 +35,26 @@ pub enum Stripped {
     Unchanged,
     /// The JavaScript left once the types are gone.
     Changed(String),
-    /// Not a program the stripper can parse (V8 then reports the syntax error in its own
-    /// words; it may also be statements that only parse inside a function).
-    Unparsable,
+    /// Not a program the stripper can parse (it may also be statements that only parse inside
+    /// a function), with the stripper's first complaint.
+    Unparsable(Option<Diagnostic>),
+}
+
+/// What the stripper said, and where, in the program as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub text: String,
+    /// 1-based.
+    pub line: usize,
+    /// 1-based, in characters.
+    pub column: usize,
+}
+
+impl Diagnostic {
+    /// The message a run reports: the text, then where it is.
+    pub fn message(&self) -> String {
+        format!("{} (line {}, column {})", self.text, self.line, self.column)
+    }
 }
 
 /// `code` without its TypeScript. An error only for TypeScript that neither mode can turn into
@@ -50,15 +67,20 @@ pub fn strip_types(code: &str) -> Result<Stripped, RunError> {
             Ok(generated) => Ok(Stripped::Changed(
                 super::without_trailing_semicolons(&generated).to_string(),
             )),
-            Err((_, message)) => Err(RunError::new(ErrorKind::Syntax, message)),
+            Err((_, diagnostic)) => {
+                let message = diagnostic.map_or_else(
+                    || "TypeScript the stripper cannot turn into JavaScript".to_string(),
+                    |d| d.message(),
+                );
+                Err(RunError::new(ErrorKind::Syntax, message))
+            }
         },
-        Err(_) => Ok(Stripped::Unparsable),
+        Err((_, diagnostic)) => Ok(Stripped::Unparsable(diagnostic)),
     }
 }
 
-/// One pass of the stripper: its output, or its error code and first diagnostic (with line
-/// and column of the program as written).
-fn run(code: &str, mode: Mode) -> Result<String, (ErrorCode, String)> {
+/// One pass of the stripper: its output, or its error code and first diagnostic.
+fn run(code: &str, mode: Mode) -> Result<String, (ErrorCode, Option<Diagnostic>)> {
     let source_map: Lrc<SourceMap> = Default::default();
     let diagnostics: Diagnostics = Default::default();
     let handler = Handler::with_emitter(true, false, Box::new(Collect(diagnostics.clone())));
@@ -75,19 +97,15 @@ fn run(code: &str, mode: Mode) -> Result<String, (ErrorCode, String)> {
             .unwrap_or_else(|p| p.into_inner())
             .first()
             .cloned();
-        let message = match first {
-            Some((text, Some(at))) => {
-                let loc = source_map.lookup_char_pos(at);
-                format!(
-                    "SyntaxError: {text} (TypeScript, line {}, column {})",
-                    loc.line,
-                    loc.col.0 + 1
-                )
-            }
-            Some((text, None)) => format!("SyntaxError: {text} (TypeScript)"),
-            None => format!("SyntaxError: {} (TypeScript)", error.message),
-        };
-        (error.code, message)
+        let diagnostic = first.and_then(|(text, at)| {
+            let loc = source_map.lookup_char_pos(at?);
+            Some(Diagnostic {
+                text,
+                line: loc.line,
+                column: loc.col.0 + 1,
+            })
+        });
+        (error.code, diagnostic)
     })
 }
 
@@ -112,7 +130,10 @@ mod tests {
         let js = strip_types("async () => { return 1 }").unwrap();
         assert_eq!(js, Stripped::Unchanged);
         let broken = strip_types("async () => { let x = ; }").unwrap();
-        assert_eq!(broken, Stripped::Unparsable);
+        let Stripped::Unparsable(Some(diagnostic)) = broken else {
+            panic!("no diagnostic: {broken:?}")
+        };
+        assert_eq!((diagnostic.line, diagnostic.column), (1, 23));
     }
 
     #[test]

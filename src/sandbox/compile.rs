@@ -4,7 +4,7 @@
 
 use super::code_cache::{CacheKey, CachedProgram, CodeCache};
 use super::{caught, Failure, Helpers, Program};
-use crate::program::{looks_like_module, strip_types, Form, Stripped};
+use crate::program::{looks_like_module, strip_types, Diagnostic, Form, Stripped};
 use crate::run::ErrorKind;
 use std::sync::Arc;
 use v8::script_compiler::{CachedData, CompileOptions, NoCacheReason, Source};
@@ -53,24 +53,33 @@ pub(super) fn compile<'s>(
             None => tc.reset(),
         }
     }
+    // What the stripper said about a text it could not parse: when V8 stops elsewhere, it
+    // stopped at TypeScript, and the stripper's complaint is the program's real error.
+    let mut unparsable = None;
     let stripped = if input.typescript {
         match strip_types(&input.code).map_err(Failure::Error)? {
             Stripped::Changed(text) => Some(text),
             Stripped::Unchanged => None,
             // Statements that return at their top level parse only inside the function they
             // are the body of: strip them there.
-            Stripped::Unparsable if input.statements => {
+            Stripped::Unparsable(_) if input.statements => {
                 let body = statements_body(&input.code);
                 match strip_types(&body).map_err(Failure::Error)? {
                     Stripped::Changed(text) => Some(text),
                     _ => None,
                 }
             }
-            Stripped::Unparsable => None,
+            Stripped::Unparsable(diagnostic) => {
+                unparsable = diagnostic;
+                None
+            }
         }
     } else {
         None
     };
+    // Leading declarations that were only types (`interface P { … }` before the function) leave
+    // the `;` the stripper puts in their place: blanked too, so the function is an expression.
+    let stripped = stripped.map(blank_leading_semicolons);
     let text = stripped.as_deref().unwrap_or(&input.code);
     let to_cache = |form: Form, text: Option<String>| ToCache {
         key: key.clone(),
@@ -85,12 +94,20 @@ pub(super) fn compile<'s>(
     if stopped(tc) {
         return Err(Failure::Stopped);
     }
-    let as_expression = caught(tc, &helpers.describe).with_kind(ErrorKind::Syntax);
+    let explain = input.explain;
+    let as_expression =
+        syntax_failure(tc, helpers, Wrapping::Parenthesized, explain, unparsable.as_ref());
     tc.reset();
     if looks_like_module(text) {
         return match compile_as(tc, Form::Module, text, None) {
             Some((compiled, _)) => Ok((compiled, Some(to_cache(Form::Module, stripped)))),
-            None => Err(caught(tc, &helpers.describe).with_kind(ErrorKind::Syntax)),
+            None => Err(syntax_failure(
+                tc,
+                helpers,
+                Wrapping::None,
+                explain,
+                unparsable.as_ref(),
+            )),
         };
     }
     if input.statements {
@@ -100,10 +117,72 @@ pub(super) fn compile<'s>(
                 one_expression(tc, &body)?;
                 Ok((compiled, Some(to_cache(Form::Expression, Some(body)))))
             }
-            None => Err(caught(tc, &helpers.describe).with_kind(ErrorKind::Syntax)),
+            None => Err(syntax_failure(tc, helpers, Wrapping::Body, explain, None)),
         };
     }
     Err(as_expression)
+}
+
+/// What the compiled text adds around the program, for positions as the program was written.
+#[derive(Clone, Copy)]
+enum Wrapping {
+    /// A module: compiled as written.
+    None,
+    /// `(` before the expression, on its first line.
+    Parenthesized,
+    /// `async () => {` and a line break before the statements.
+    Body,
+}
+
+/// The syntax error in `tc`. With `explain`, its message ends with where it is, in the
+/// program as written (V8's SyntaxError text has no position; TypeScript's types are blanked
+/// out in place, so they do not move it); and when the stripper could not parse the program
+/// either and stopped somewhere else, V8 stopped at TypeScript syntax: the stripper's error
+/// is the one to report.
+fn syntax_failure(
+    tc: &mut Tc<'_, '_, '_, '_>,
+    helpers: &Helpers,
+    wrapping: Wrapping,
+    explain: bool,
+    stripper: Option<&Diagnostic>,
+) -> Failure {
+    let position = tc.message().and_then(|message| {
+        let line = message.get_line_number(tc)?;
+        Some((line, message.get_start_column()))
+    });
+    let failure = caught(tc, &helpers.describe).with_kind(ErrorKind::Syntax);
+    let (Some((line, column)), true) = (position, explain) else {
+        return failure;
+    };
+    let Failure::Error(mut error) = failure else {
+        return failure;
+    };
+    let (line, column) = match wrapping {
+        Wrapping::None => (line, column),
+        Wrapping::Parenthesized if line == 1 => (1, column.saturating_sub(1)),
+        Wrapping::Parenthesized => (line, column),
+        Wrapping::Body => (line.saturating_sub(1).max(1), column),
+    };
+    let column = column + 1;
+    error.message = match stripper {
+        Some(d) if (d.line, d.column) != (line, column) => d.message(),
+        _ => format!("{} (line {line}, column {column})", error.message),
+    };
+    Failure::Error(error)
+}
+
+/// `text` with the semicolons (and white space) it starts with turned into spaces: same
+/// length, same lines.
+fn blank_leading_semicolons(text: String) -> String {
+    let lead = text.len() - text.trim_start_matches(|c: char| c == ';' || c.is_whitespace()).len();
+    if !text[..lead].contains(';') {
+        return text;
+    }
+    let blanked: String = text[..lead]
+        .chars()
+        .map(|c| if c == ';' { ' ' } else { c })
+        .collect();
+    blanked + &text[lead..]
 }
 
 /// Stores what `compile` prepared, with V8's code for it as it stands after the run.

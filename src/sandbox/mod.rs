@@ -375,7 +375,9 @@ impl Sandbox {
                 if explain && matches!(error.kind, ErrorKind::Syntax | ErrorKind::Program) {
                     // What the program reached for and the sandbox does not have (`require`,
                     // JSX, Node's globals) gets a sentence saying what to write instead.
-                    let message = crate::program::with_hint(error.message, &program.input.code);
+                    let syntax = error.kind == ErrorKind::Syntax;
+                    let message =
+                        crate::program::with_hint(error.message, &program.input.code, syntax);
                     RunError { message, ..error }
                 } else {
                     error
@@ -476,7 +478,7 @@ fn run_program(
             value
         }
     };
-    let returned = match &compiled {
+    let function = match &compiled {
         compile::Compiled::Script(script) => {
             let Some(function) = script.run(tc) else {
                 return Err(caught(tc, describe));
@@ -487,13 +489,19 @@ fn run_program(
                     "The program must evaluate to a function, such as `async () => {{ ... }}` (it evaluated to a {kind})"
                 )));
             };
-            function.call(tc, undefined, &[params])
+            function
         }
         compile::Compiled::Module(module) => {
-            let function = module_entry(tc, *module, program, state, helpers, metrics)?;
-            function.call(tc, undefined, &[params])
+            module_entry(tc, *module, program, state, helpers, metrics)?
         }
     };
+    // Called with no argument when there are no params (`arguments.length` is 0).
+    let args = if program.input.params_json.is_some() {
+        &[params][..]
+    } else {
+        &[]
+    };
+    let returned = function.call(tc, undefined, args);
     let Some(returned) = returned else {
         return Err(caught(tc, describe));
     };
