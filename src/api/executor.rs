@@ -75,8 +75,13 @@ fn check_program_size(
     );
     code.map_err(|message| RunError::bound("maxCodeBytes", message))?;
     let params = program.params_json.as_ref().map_or(0, String::len);
-    check_size("The params value", params, limits.max_args_bytes, "maxArgsBytes")
-        .map_err(|message| RunError::bound("maxArgsBytes", message))
+    check_size(
+        "The params value",
+        params,
+        limits.max_args_bytes,
+        "maxArgsBytes",
+    )
+    .map_err(|message| RunError::bound("maxArgsBytes", message))
 }
 
 #[napi]

@@ -97,7 +97,11 @@ mod tests {
             fs.starts_with("TypeError: No such module \"node:fs\". Node built-in"),
             "{fs}"
         );
-        let cp = with_hint("TypeError: No such module \"child_process\".".into(), "", false);
+        let cp = with_hint(
+            "TypeError: No such module \"child_process\".".into(),
+            "",
+            false,
+        );
         assert!(cp.contains("Node built-in"));
         let own = with_hint("TypeError: No such module \"util.js\".".into(), "", false);
         assert_eq!(own, "TypeError: No such module \"util.js\".");
@@ -107,7 +111,11 @@ mod tests {
     fn hints_add_a_sentence_and_keep_the_message() {
         let m = with_hint("ReferenceError: require is not defined".into(), "", false);
         assert!(m.starts_with("ReferenceError: require is not defined. CommonJS"));
-        let jsx = with_hint("Unexpected token '<'".into(), "async () => <div>hi</div>", true);
+        let jsx = with_hint(
+            "Unexpected token '<'".into(),
+            "async () => <div>hi</div>",
+            true,
+        );
         assert!(jsx.contains("JSX is not supported"));
         let generic = with_hint("Unexpected token".into(), "async () => f<T>(1) <", true);
         assert_eq!(generic, "Unexpected token");

@@ -95,8 +95,13 @@ pub(super) fn compile<'s>(
         return Err(Failure::Stopped);
     }
     let explain = input.explain;
-    let as_expression =
-        syntax_failure(tc, helpers, Wrapping::Parenthesized, explain, unparsable.as_ref());
+    let as_expression = syntax_failure(
+        tc,
+        helpers,
+        Wrapping::Parenthesized,
+        explain,
+        unparsable.as_ref(),
+    );
     tc.reset();
     if looks_like_module(text) {
         return match compile_as(tc, Form::Module, text, None) {
@@ -174,7 +179,10 @@ fn syntax_failure(
 /// `text` with the semicolons (and white space) it starts with turned into spaces: same
 /// length, same lines.
 fn blank_leading_semicolons(text: String) -> String {
-    let lead = text.len() - text.trim_start_matches(|c: char| c == ';' || c.is_whitespace()).len();
+    let lead = text.len()
+        - text
+            .trim_start_matches(|c: char| c == ';' || c.is_whitespace())
+            .len();
     if !text[..lead].contains(';') {
         return text;
     }
