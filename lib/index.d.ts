@@ -9,7 +9,7 @@ export interface IsolateExecutorOptions {
   isolation?: 'process' | 'thread'
   /** 'process' isolation: engine processes (each with `workers` threads). Default 1. */
   processes?: number
-  /** 'process' isolation: resident MB an engine may use before it is killed and replaced. Default: room for every worker's heap and buffers plus 1.5 GB. */
+  /** 'process' isolation: resident MB an engine may use before it is killed and replaced. Default: room for every worker's heap and buffers, the code cache, plus 1.5 GB. */
   processMemoryLimitMb?: number
   /** 'process' isolation: ms between pings to each engine. Default 1 000. */
   heartbeatIntervalMs?: number

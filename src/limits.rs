@@ -168,15 +168,15 @@ impl Limits {
     }
 
     /// The resident-memory cap of one engine process: the explicit setting, or room for every
-    /// worker's heap, its ArrayBuffers and V8's headroom for one oversized object, plus the
-    /// engine's own baseline.
+    /// worker's heap, its ArrayBuffers and V8's headroom for one oversized object, the code
+    /// cache, plus the engine's own baseline.
     pub fn process_memory_cap(&self) -> usize {
         if self.process_memory_bytes > 0 {
             return self.process_memory_bytes;
         }
         let per_worker = self.heap_bytes + self.array_buffer_bytes;
         let threads = self.workers + self.overflow_workers + self.max_retained.min(self.workers);
-        threads * per_worker + 1536 * MIB
+        threads * per_worker + self.code_cache_bytes + 1536 * MIB
     }
 
     /// `'process'` isolation: the most bytes that may wait for an engine process to read them
@@ -680,7 +680,8 @@ mod tests {
             max_retained: 0,
             ..Limits::default()
         };
-        assert_eq!(l.process_memory_cap(), 3 * 256 * MIB + 1536 * MIB);
+        // Every thread's heap and buffers, the code cache, and the engine's baseline.
+        assert_eq!(l.process_memory_cap(), 3 * 256 * MIB + 32 * MIB + 1536 * MIB);
         l.process_memory_bytes = 100 * MIB;
         assert_eq!(l.process_memory_cap(), 100 * MIB);
     }
