@@ -681,7 +681,10 @@ mod tests {
             ..Limits::default()
         };
         // Every thread's heap and buffers, the code cache, and the engine's baseline.
-        assert_eq!(l.process_memory_cap(), 3 * 256 * MIB + 32 * MIB + 1536 * MIB);
+        assert_eq!(
+            l.process_memory_cap(),
+            3 * 256 * MIB + 32 * MIB + 1536 * MIB
+        );
         l.process_memory_bytes = 100 * MIB;
         assert_eq!(l.process_memory_cap(), 100 * MIB);
     }
