@@ -41,7 +41,7 @@ test('a per-run override out of range rejects the run with ERR_INVALID_ARGUMENT,
   }
 });
 
-test('store failures carry ERR_STORE; a missing execution carries ERR_INVALID_ARGUMENT', () => {
+test('store failures carry ERR_STORE; a missing execution carries ERR_INVALID_ARGUMENT', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'codemode-errors-'));
   try {
     const blocker = path.join(dir, 'file');
@@ -53,7 +53,7 @@ test('store failures carry ERR_STORE; a missing execution carries ERR_INVALID_AR
       return true;
     });
     const store = new NativeStore(':memory:');
-    assert.throws(() => store.recordResult('rt', 'nope', 0, null, null), { code: 'ERR_INVALID_ARGUMENT', message: 'No log entry at step 0' });
+    await assert.rejects(store.recordResult('rt', 'nope', 0, null, null), { code: 'ERR_INVALID_ARGUMENT', message: 'No log entry at step 0' });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

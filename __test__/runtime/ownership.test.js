@@ -150,7 +150,7 @@ test('a call in doubt pauses the run for a person unless its tool is idempotent;
   const [running] = await dying.executions();
   // Make the holder look dead: its lease is cleared as a dead process's would be.
   const { NativeStore } = require('../../lib/native.js');
-  new NativeStore(f.db).release('default', running.id, running.owner);
+  await new NativeStore(f.db).release('default', running.id, running.owner);
   const survivor = createCodemodeRuntime({ executor, connectors: [new Bank(f.ledger)], path: f.db });
   const [outcome] = await survivor.recover();
   assert.equal(outcome.status, 'paused', JSON.stringify(outcome));
@@ -248,9 +248,9 @@ test('recoverEvery takes up an orphaned run on its own; leaseMs, recoverEvery an
   const paused = await runtime.execute({ code: 'async () => { await bank.wire({ memo: "w" }); await bank.pay({ memo: "p" }); return "done"; }' });
   // Approved in a process that died right after: the run is running and held by nobody.
   const store = new NativeStore(f.db);
-  const resumed = store.resume('default', paused.executionId, { owner: 'gone/1/x', until: Date.now() + 60_000 }, paused.pending[0].seq);
+  const resumed = await store.resume('default', paused.executionId, { owner: 'gone/1/x', until: Date.now() + 60_000 }, paused.pending[0].seq);
   assert.equal(resumed.kind, 'resumed');
-  assert.equal(store.release('default', paused.executionId, 'gone/1/x'), true);
+  assert.equal(await store.release('default', paused.executionId, 'gone/1/x'), true);
   const watcher = createCodemodeRuntime({ executor, connectors: [new Bank(f.ledger)], path: f.db, recoverEvery: 100 });
   try {
     let status;

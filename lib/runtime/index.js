@@ -128,17 +128,17 @@ class CodemodeRuntimeHandle {
       return { status: 'error', executionId: '', error: tooLargeMessage('The execution code', code.length) };
     }
     const setup = await setupCache.get();
-    if (idempotencyKey !== undefined) this.#clearDeadKeyHolder(facet, idempotencyKey);
-    const begun = facet.begin(code, [...setup.connectorsByName.keys()], this.#maxExecutions, this.#leaseMs, idempotencyKey);
+    if (idempotencyKey !== undefined) await this.#clearDeadKeyHolder(facet, idempotencyKey);
+    const begun = await facet.begin(code, [...setup.connectorsByName.keys()], this.#maxExecutions, this.#leaseMs, idempotencyKey);
     if (begun.existing) return recordedOutcome(facet, begun.id);
     return runPass(begun.id, code, setup, facet, this.#executor, this.#passOptions());
   }
 
   // A keyed run whose holder died on this host is orphaned now, so the retry that names its
   // key is answered as interrupted at once instead of after the lease lapses.
-  #clearDeadKeyHolder(facet, key) {
-    for (const run of facet.running()) {
-      if (run.idempotencyKey === key && run.owner !== undefined && run.owner !== null) facet.clearDeadOwner(run.id, run.owner);
+  async #clearDeadKeyHolder(facet, key) {
+    for (const run of await facet.running()) {
+      if (run.idempotencyKey === key && run.owner !== undefined && run.owner !== null) await facet.clearDeadOwner(run.id, run.owner);
     }
   }
 
@@ -159,12 +159,12 @@ class CodemodeRuntimeHandle {
 
   async search(query) {
     const setup = await this.#setup.get();
-    return searchConnectors(query, setup.descriptions, this.#store().snippets());
+    return searchConnectors(query, setup.descriptions, await this.#store().snippets());
   }
 
   async describe(target) {
     const setup = await this.#setup.get();
-    return describeTarget(target, setup.descriptions, this.#store().snippets());
+    return describeTarget(target, setup.descriptions, await this.#store().snippets());
   }
 
   async pending(executionId) {
@@ -186,7 +186,7 @@ class CodemodeRuntimeHandle {
     // such as requiresApproval included), not what this handle saw earlier.
     const setup = await loadSetup(this.#connectors);
     // Read once: the connectors it needs before resuming, and its code (fixed at begin) after.
-    const execution = facet.getExecution(executionId);
+    const execution = await facet.getExecution(executionId);
     if (execution === undefined) {
       return { status: 'error', executionId, error: `No execution "${executionId}" to resume.` };
     }
@@ -196,7 +196,7 @@ class CodemodeRuntimeHandle {
     }
     const resumed = await this.#whenUnheld(facet, executionId, () => facet.resume(executionId, this.#leaseMs, seq === undefined ? undefined : Number(seq)));
     if (resumed.kind !== 'resumed') {
-      return { status: 'error', executionId, error: refusal(facet, executionId, resumed, seq) };
+      return { status: 'error', executionId, error: await refusal(facet, executionId, resumed, seq) };
     }
     return runPass(executionId, execution.code, setup, facet, this.#executor, this.#passOptions());
   }
@@ -207,11 +207,11 @@ class CodemodeRuntimeHandle {
   async #whenUnheld(facet, executionId, attempt) {
     const until = Date.now() + HELD_WAIT_MS;
     for (;;) {
-      const outcome = attempt();
+      const outcome = await attempt();
       const kind = typeof outcome === 'string' ? outcome : outcome.kind;
       if (kind !== 'leased') return outcome;
-      const now = facet.getExecution(executionId);
-      if (now !== undefined && facet.clearDeadOwner(executionId, now.owner)) continue;
+      const now = await facet.getExecution(executionId);
+      if (now !== undefined && await facet.clearDeadOwner(executionId, now.owner)) continue;
       if (Date.now() >= until) return outcome;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -245,12 +245,12 @@ class CodemodeRuntimeHandle {
    */
   async rollback({ executionId } = {}) {
     const facet = this.#store();
-    const execution = facet.getExecution(executionId);
-    if (execution !== undefined && facet.heldByLivePass(execution)) {
+    const execution = await facet.getExecution(executionId);
+    if (execution !== undefined && await facet.heldByLivePass(execution)) {
       throw new Error(`Execution "${executionId}" is held by a pass in progress; roll it back once that pass has ended.`);
     }
     const byName = new Map(this.#connectors.map((c) => [c.name(), c]));
-    const entries = facet.actionsToRevert(executionId);
+    const entries = await facet.actionsToRevert(executionId);
     let reverted = 0;
     const failures = [];
     for (const entry of entries) {
@@ -264,7 +264,7 @@ class CodemodeRuntimeHandle {
       if (inDoubt) ctx.resultUnknown = true;
       try {
         if (await connector.revertAction(entry.method, entry.args, inDoubt ? undefined : entry.result, ctx)) {
-          facet.markReverted(executionId, entry.seq);
+          await facet.markReverted(executionId, entry.seq);
           reverted++;
         } else if (inDoubt) {
           failures.push(`${entry.connector}.${entry.method} (step ${entry.seq}, in doubt): it has no revert, and its effect may be in force`);
@@ -274,7 +274,7 @@ class CodemodeRuntimeHandle {
       }
     }
     if (reverted > 0 && failures.length === 0) {
-      facet.markRolledBack(executionId);
+      await facet.markRolledBack(executionId);
       await eachConnector(this.#connectors, (c) => c.disposeExecution(executionId, 'rolled_back'));
     }
     if (failures.length > 0) {
@@ -294,11 +294,11 @@ class CodemodeRuntimeHandle {
     const setup = await loadSetup(this.#connectors);
     const names = new Set(setup.connectorsByName.keys());
     const outcomes = [];
-    for (const run of facet.running()) {
-      if (facet.heldByLivePass(run)) continue;
-      const execution = facet.getExecution(run.id);
+    for (const run of await facet.running()) {
+      if (await facet.heldByLivePass(run)) continue;
+      const execution = await facet.getExecution(run.id);
       if (execution === undefined || missingConnectors(execution.connectors, names).length > 0) continue;
-      if (!facet.claim(run.id, this.#leaseMs)) continue; // another process took it first
+      if (!(await facet.claim(run.id, this.#leaseMs))) continue; // another process took it first
       outcomes.push(await runPass(run.id, execution.code, setup, facet, this.#executor, this.#passOptions()));
     }
     return outcomes;
@@ -309,7 +309,7 @@ class CodemodeRuntimeHandle {
    * ids. A run that a live pass holds is never expired.
    */
   async expirePaused({ maxAgeMs = DEFAULT_PAUSED_TTL_MS } = {}) {
-    const expired = this.#store().expirePaused(maxAgeMs);
+    const expired = await this.#store().expirePaused(maxAgeMs);
     for (const id of expired) await eachConnector(this.#connectors, (c) => c.disposeExecution(id, 'rejected'));
     return expired;
   }
@@ -323,7 +323,7 @@ class CodemodeRuntimeHandle {
   }
 
   async deleteExecution(executionId) {
-    const status = this.#store().deleteExecution(executionId);
+    const status = await this.#store().deleteExecution(executionId);
     if (status === 'paused' || status === 'running') {
       await eachConnector(this.#connectors, (c) => c.disposeExecution(executionId, 'rejected'));
     }
@@ -337,7 +337,7 @@ class CodemodeRuntimeHandle {
   /** Saves the execution's code as a snippet (replacing one of the same name). */
   async saveSnippet(name, { executionId, description, inputSchema } = {}) {
     const facet = this.#store();
-    const execution = facet.getExecution(executionId);
+    const execution = await facet.getExecution(executionId);
     if (execution === undefined) throw new Error(`No execution "${executionId}" to save from`);
     return facet.saveSnippet(name, { description, code: execution.code, inputSchema, connectors: execution.connectors });
   }
@@ -352,15 +352,15 @@ class CodemodeRuntimeHandle {
 }
 
 // The answer to a keyed execute whose key names an existing run: its recorded outcome.
-function recordedOutcome(facet, id) {
-  const execution = facet.getExecution(id);
+async function recordedOutcome(facet, id) {
+  const execution = await facet.getExecution(id);
   if (execution === undefined) return { status: 'error', executionId: id, error: `No execution "${id}"` };
   const calls = execution.log;
   switch (execution.status) {
     case 'completed':
       return { status: 'completed', executionId: id, result: execution.result, logs: execution.logs, calls, replayed: true };
     case 'paused':
-      return { status: 'paused', executionId: id, pending: facet.listPending(id), calls, inProgress: true };
+      return { status: 'paused', executionId: id, pending: await facet.listPending(id), calls, inProgress: true };
     case 'running':
       return { status: 'running', executionId: id, calls, inProgress: true };
     default:
@@ -369,7 +369,7 @@ function recordedOutcome(facet, id) {
 }
 
 // Why an approval was refused, naming what waits now.
-function refusal(facet, executionId, resumed, seq) {
+async function refusal(facet, executionId, resumed, seq) {
   switch (resumed.kind) {
     case 'missing':
       return `No execution "${executionId}" to resume.`;
@@ -378,7 +378,7 @@ function refusal(facet, executionId, resumed, seq) {
     case 'leased':
       return `Execution "${executionId}" is still held by the pass that paused it; try again in a moment.`;
     default: {
-      const waiting = facet.listPending(executionId).map((p) => `${p.connector}.${p.method} (seq ${p.seq}${p.inDoubt ? ', in doubt' : ''})`);
+      const waiting = (await facet.listPending(executionId)).map((p) => `${p.connector}.${p.method} (seq ${p.seq}${p.inDoubt ? ', in doubt' : ''})`);
       const now = waiting.length === 0 ? 'nothing awaits approval now' : `awaiting now: ${waiting.join(', ')}`;
       const what = waiting.length > 1 ? '; approve without seq to approve them all' : '';
       return `Execution "${executionId}" has no single action ${seq} awaiting approval: ${now}${what}.`;

@@ -103,12 +103,12 @@ function connectorBindings(setup, facet, id, cursor, inFlight) {
           try {
             const seq = cursor.next();
             const annotation = setup.annotations.get(`${description.name}.${method}`) || {};
-            const decision = facet.decide(id, seq, description.name, method, args, annotation.requiresApproval === true, annotation.replay === 'reexecute', annotation.idempotent === true);
+            const decision = await facet.decide(id, seq, description.name, method, args, annotation.requiresApproval === true, annotation.replay === 'reexecute', annotation.idempotent === true);
             if (decision.kind === 'replay') return decision.result;
             if (decision.kind === 'pause') return { [CONTROL_KEY]: 'pause' };
             const connector = setup.connectorsByName.get(description.name);
             const result = await connector.executeTool(method, args, callContext(id, seq));
-            facet.recordResult(id, seq, description.name, method, result);
+            await facet.recordResult(id, seq, description.name, method, result);
             return result;
           } catch (error) {
             console.error(`codemode: ${description.name}.${method} failed (execution ${id})`, error);
@@ -134,11 +134,11 @@ function platformProvider(setup, bindings, facet, executor, id, cursor) {
     name: 'codemode',
     prelude: STEP_PRELUDE,
     fns: {
-      search: async (query) => searchConnectors(String(query), setup.descriptions, facet.snippets()),
-      describe: async (target) => describeTarget(String(target), setup.descriptions, facet.snippets()),
+      search: async (query) => searchConnectors(String(query), setup.descriptions, await facet.snippets()),
+      describe: async (target) => describeTarget(String(target), setup.descriptions, await facet.snippets()),
       run: async (...args) => {
         const name = String(args[0]);
-        const snippet = facet.snippet(name);
+        const snippet = await facet.snippet(name);
         if (snippet === undefined) return { error: `Snippet "${args[0]}" not found.` };
         const missing = missingConnectors(snippet.connectors, new Set(setup.connectorsByName.keys()));
         if (missing.length > 0) return { error: requiresMessage(`Snippet "${args[0]}"`, missing) };
@@ -148,7 +148,7 @@ function platformProvider(setup, bindings, facet, executor, id, cursor) {
       },
       __stepDecide: async (name) => facet.decide(id, cursor.next(), STEP_CONNECTOR, String(name), undefined, false, false),
       __stepRecord: async (seq, value, name) => {
-        facet.recordResult(id, Number(seq), STEP_CONNECTOR, String(name), value);
+        await facet.recordResult(id, Number(seq), STEP_CONNECTOR, String(name), value);
         return true;
       },
     },
@@ -181,7 +181,7 @@ async function runPass(id, code, setup, facet, executor, options) {
   for (let attempt = 0; ; attempt++) {
     const outcome = await onePass(id, code, setup, facet, executor, options);
     if (outcome.interrupted === undefined || attempt >= MACHINERY_RETRIES) return outcome;
-    if (!facet.claim(id, options.leaseMs)) return outcome; // another process took it up
+    if (!(await facet.claim(id, options.leaseMs))) return outcome; // another process took it up
   }
 }
 
@@ -193,11 +193,8 @@ async function onePass(id, code, setup, facet, executor, { leaseMs, transformRes
   const provider = platformProvider(setup, bindings, facet, executor, id, cursor);
   const connectors = [...setup.connectorsByName.values()];
   const renewal = setInterval(() => {
-    try {
-      facet.renew(id, leaseMs);
-    } catch {
-      // A failed renewal is retried on the next tick; the lease runs a few ticks long.
-    }
+    // A failed renewal is retried on the next tick; the lease runs a few ticks long.
+    facet.renew(id, leaseMs).catch(() => {});
   }, Math.max(10, Math.floor(leaseMs / 3)));
   renewal.unref();
   let ended = false;
@@ -219,7 +216,7 @@ async function onePass(id, code, setup, facet, executor, { leaseMs, transformRes
       // recorded first, then the run is let go as it stands, for a retry.
       await Promise.allSettled([...inFlight]);
       ended = true;
-      facet.release(id);
+      await facet.release(id);
       const message = messageOf(threw);
       return {
         status: 'error',
@@ -229,7 +226,7 @@ async function onePass(id, code, setup, facet, executor, { leaseMs, transformRes
       };
     }
     // The stored status is the source of truth, not what the program threw.
-    const execution = facet.getExecution(id);
+    const execution = await facet.getExecution(id);
     const calls = execution && execution.log;
     if (execution && execution.status === 'running' && !facet.holds(execution)) {
       ended = true; // not ours any more: the process that took it over ends it
@@ -238,26 +235,26 @@ async function onePass(id, code, setup, facet, executor, { leaseMs, transformRes
     if (execution && execution.status === 'paused') {
       await endPass('paused');
       // Held until here, so an approval cannot resume the run while this pass still ends.
-      facet.release(id);
-      return { status: 'paused', executionId: id, pending: facet.listPending(id), calls };
+      await facet.release(id);
+      return { status: 'paused', executionId: id, pending: await facet.listPending(id), calls };
     }
     if (execution && execution.status === 'error') {
       await endPass('error');
       return { status: 'error', executionId: id, error: execution.error ?? 'Codemode execution failed', calls };
     }
     // A run rejected or expired while this pass was under way keeps that outcome.
-    const endedElsewhere = () => {
-      const now = facet.getExecution(id);
+    const endedElsewhere = async () => {
+      const now = await facet.getExecution(id);
       return { status: 'error', executionId: id, error: (now && now.error) ?? 'Codemode execution failed', calls };
     };
     if (threw !== undefined) {
       const message = withGlobalsHint(messageOf(threw), setup);
-      const failed = facet.fail(id, message);
+      const failed = await facet.fail(id, message);
       await endPass('error');
       return failed ? { status: 'error', executionId: id, error: message, calls } : endedElsewhere();
     }
     const result = output && output.result;
-    if (!facet.complete(id, result, output && output.logs)) {
+    if (!(await facet.complete(id, result, output && output.logs))) {
       await endPass('error');
       return endedElsewhere();
     }

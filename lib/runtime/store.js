@@ -13,7 +13,8 @@ const {
 } = require('./durable.js');
 
 // One NativeStore per file (and durability) in this process (SQLite connections are per file;
-// the store serializes its own access).
+// the store serializes its own access). Every operation of a NativeStore runs on its own thread
+// and returns a promise: a file another process holds locked never stalls this event loop.
 const stores = new Map();
 function storeAt(file, durability = 'normal') {
   if (file === ':memory:') return new NativeStore(':memory:', durability);
@@ -130,31 +131,31 @@ class RuntimeStore {
    * execution already has `idempotencyKey`, `{ id: <that one>, existing: true }` (an orphaned
    * one is first ended as interrupted).
    */
-  begin(code, connectorNames, maxExecutions, leaseMs, idempotencyKey) {
+  async begin(code, connectorNames, maxExecutions, leaseMs, idempotencyKey) {
     const id = newExecutionId();
-    const existing = this.#store.begin(this.#name, id, code, JSON.stringify(connectorNames), maxExecutions, this.#lease(leaseMs), idempotencyKey ?? undefined);
+    const existing = await this.#store.begin(this.#name, id, code, JSON.stringify(connectorNames), maxExecutions, this.#lease(leaseMs), idempotencyKey ?? undefined);
     return existing === null || existing === undefined ? { id, existing: false } : { id: existing, existing: true };
   }
 
   /** `{ kind: 'resumed' | 'missing' | 'not_paused' | 'leased' | 'stale', status?, waiting? }`. */
-  resume(id, leaseMs, seq) {
+  async resume(id, leaseMs, seq) {
     return this.#store.resume(this.#name, id, this.#lease(leaseMs), seq ?? undefined);
   }
 
-  renew(id, leaseMs) {
+  async renew(id, leaseMs) {
     return this.#store.renew(this.#name, id, this.#lease(leaseMs));
   }
 
-  release(id) {
+  async release(id) {
     return this.#store.release(this.#name, id, OWNER);
   }
 
-  claim(id, leaseMs) {
+  async claim(id, leaseMs) {
     return this.#store.claim(this.#name, id, this.#lease(leaseMs));
   }
 
   /** Running executions: `{ id, owner?, leaseUntil?, idempotencyKey? }`, oldest first. */
-  running() {
+  async running() {
     return this.#store.running(this.#name);
   }
 
@@ -162,7 +163,7 @@ class RuntimeStore {
    * If the run's holder is a dead process (see ownerIsDead), clears its lease so the run can
    * be resumed, rejected or recovered now. True when it did.
    */
-  clearDeadOwner(id, owner) {
+  async clearDeadOwner(id, owner) {
     return ownerIsDead(owner) && this.#store.release(this.#name, id, owner);
   }
 
@@ -170,13 +171,13 @@ class RuntimeStore {
    * Whether a live pass holds `run` (an execution, or a row of `running()`) now. A holder
    * known to be dead is cleared first, so its run counts as not held.
    */
-  heldByLivePass(run) {
+  async heldByLivePass(run) {
     const leased = run.leaseUntil !== undefined && run.leaseUntil !== null && run.leaseUntil >= Date.now();
-    return leased && !this.clearDeadOwner(run.id, run.owner);
+    return leased && !(await this.clearDeadOwner(run.id, run.owner));
   }
 
   /** A person's word that the call in doubt at `seq` took effect, with `result`. */
-  markDone(id, seq, result) {
+  async markDone(id, seq, result) {
     const stored = toStored(`The result given for step ${seq}`, result);
     if (stored.error !== undefined) throw new Error(stored.error);
     return this.#store.markDone(this.#name, id, seq, stored.text ?? undefined);
@@ -187,10 +188,10 @@ class RuntimeStore {
     return execution !== undefined && execution.owner === OWNER;
   }
 
-  decide(id, seq, connector, method, args, requiresApproval, ephemeral, idempotent) {
+  async decide(id, seq, connector, method, args, requiresApproval, ephemeral, idempotent) {
     const stored = toStored(`Arguments to ${connector}.${method}`, args);
     const recorded = stored.text === undefined ? undefined : stableStringify(parseForStorage(stored.text));
-    const decision = this.#store.decide(this.#name, id, OWNER, {
+    const decision = await this.#store.decide(this.#name, id, OWNER, {
       seq,
       connector,
       method,
@@ -206,13 +207,13 @@ class RuntimeStore {
     return { kind: decision.kind, seq };
   }
 
-  recordResult(id, seq, connector, method, result) {
+  async recordResult(id, seq, connector, method, result) {
     const stored = toStored(`The result of ${connector}.${method}`, result);
-    this.#store.recordResult(this.#name, id, seq, stored.text ?? undefined, stored.error);
+    await this.#store.recordResult(this.#name, id, seq, stored.text ?? undefined, stored.error);
   }
 
   /** False when the run was no longer running (rejected or expired during the pass). */
-  complete(id, result, logs) {
+  async complete(id, result, logs) {
     const stored = toStored('The final result', result);
     const text = stored.error === undefined
       ? stored.text
@@ -221,68 +222,68 @@ class RuntimeStore {
   }
 
   /** False when the run was no longer running. */
-  fail(id, error, logs) {
+  async fail(id, error, logs) {
     return this.#store.fail(this.#name, id, OWNER, String(error).slice(0, MAX_DURABLE_VALUE_BYTES), logsForStorage(logs) ?? undefined);
   }
 
   /** `'rejected'`, `'not_pending'` (no longer waiting) or `'leased'` (its pass is ending). */
-  reject(id, seq) {
+  async reject(id, seq) {
     return this.#store.reject(this.#name, id, seq);
   }
 
   /** The actions whose effect is or may be in force (applied, executing or in doubt), newest first. */
-  actionsToRevert(id) {
-    return this.#store.actionsToRevert(this.#name, id).map(toEntry);
+  async actionsToRevert(id) {
+    return (await this.#store.actionsToRevert(this.#name, id)).map(toEntry);
   }
 
-  markReverted(id, seq) {
-    this.#store.markReverted(this.#name, id, seq);
+  async markReverted(id, seq) {
+    await this.#store.markReverted(this.#name, id, seq);
   }
 
-  markRolledBack(id) {
-    this.#store.markRolledBack(this.#name, id);
+  async markRolledBack(id) {
+    await this.#store.markRolledBack(this.#name, id);
   }
 
   /** The ids of the runs it expired. */
-  expirePaused(maxAgeMs) {
+  async expirePaused(maxAgeMs) {
     return this.#store.expirePaused(this.#name, maxAgeMs);
   }
 
-  getExecution(id) {
-    const row = this.#store.getExecution(this.#name, id);
+  async getExecution(id) {
+    const row = await this.#store.getExecution(this.#name, id);
     return row === null || row === undefined ? undefined : toExecution(row);
   }
 
-  listExecutions(limit) {
-    return this.#store.listExecutions(this.#name, limit).map(toExecution);
+  async listExecutions(limit) {
+    return (await this.#store.listExecutions(this.#name, limit)).map(toExecution);
   }
 
   /** The status the run had when deleted; null or undefined when there was none. */
-  deleteExecution(id) {
+  async deleteExecution(id) {
     return this.#store.deleteExecution(this.#name, id);
   }
 
-  pruneExecutions(keep) {
+  async pruneExecutions(keep) {
     return this.#store.pruneExecutions(this.#name, keep);
   }
 
-  listPending(id) {
-    return this.#store.listPending(this.#name, id).map(toPending);
+  async listPending(id) {
+    return (await this.#store.listPending(this.#name, id)).map(toPending);
   }
 
-  snippets() {
-    return this.#store.snippets(this.#name).map(toSnippet);
+  async snippets() {
+    return (await this.#store.snippets(this.#name)).map(toSnippet);
   }
 
-  snippet(name) {
-    return this.snippets().find((s) => s.name === name);
+  async snippet(name) {
+    return (await this.snippets()).find((s) => s.name === name);
   }
 
   /**
    * Saves (or replaces) the snippet `name` with an execution's code and connectors; throws the
    * durable-value message when the input schema cannot be stored. Returns the saved snippet.
    */
-  saveSnippet(name, { description, code, inputSchema, connectors }) {
+  async saveSnippet(name, { description, code, inputSchema, connectors }) {
     const schema = toStored('The snippet input schema', inputSchema);
     if (schema.error !== undefined) throw new Error(schema.error);
     const row = {
@@ -293,11 +294,11 @@ class RuntimeStore {
       inputSchema: schema.text === null ? undefined : schema.text,
       connectors: connectors === undefined ? undefined : JSON.stringify(connectors),
     };
-    this.#store.saveSnippet(this.#name, row);
+    await this.#store.saveSnippet(this.#name, row);
     return toSnippet(row);
   }
 
-  deleteSnippet(name) {
+  async deleteSnippet(name) {
     return this.#store.deleteSnippet(this.#name, name);
   }
 }

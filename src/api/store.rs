@@ -1,10 +1,12 @@
 //! The durable runtime's store, for `lib/runtime/index.js`: one `NativeStore` per SQLite file, every
-//! method taking the runtime name (the partition). Synchronous: each call is one short SQLite
-//! transaction (a contended file waits up to the busy timeout). Store errors are thrown with
-//! their stable code (`ERR_STORE`; `ERR_INVALID_ARGUMENT` for an execution or entry that does
-//! not exist); values cross as storage-codec JSON text.
+//! method taking the runtime name (the partition). Asynchronous: each call is one short SQLite
+//! transaction run on the store's own thread (`store::owner`), and returns a promise, so a file
+//! contended by another process (waiting up to the busy timeout) never blocks the event loop.
+//! Store errors reject with their stable code (`ERR_STORE`; `ERR_INVALID_ARGUMENT` for an
+//! execution or entry that does not exist); values cross as storage-codec JSON text.
 
 use crate::error::{ErrorCode, Fault};
+use crate::store::owner::StoreOwner;
 use crate::store::{
     Begun, Call, Decision, Durability, Execution, Lease, LogEntry, Pending, Rejected, Resumed,
     Snippet, Store, StoreError, MAX_DURABLE_UNITS, STEP_CONNECTOR,
@@ -174,12 +176,35 @@ pub struct NativeDecision {
 
 #[napi]
 pub struct NativeStore {
-    store: Store,
+    owner: StoreOwner,
+}
+
+/// Settles a store operation's promise on the JS thread: its value, or a JS error with the
+/// failure's stable `code`.
+type Settle<T> = Box<dyn FnOnce(Env) -> Result<T> + Send>;
+
+fn settle<T>(env: Env, result: std::result::Result<T, StoreError>) -> Result<T> {
+    result.map_err(|e| {
+        let error = env.create_error(Error::new(Status::GenericFailure, e.message));
+        match error.and_then(|mut error| {
+            error.set_named_property("code", e.code.as_str())?;
+            Ok(error.to_unknown())
+        }) {
+            Ok(error) => Error::from(error),
+            Err(failure) => failure,
+        }
+    })
+}
+
+/// The failure of an operation asked of a store whose thread has ended.
+fn store_gone() -> StoreError {
+    StoreError::io("codemode store: its thread has ended".to_string())
 }
 
 #[napi]
 impl NativeStore {
-    /// `durability`: `"normal"` (the default) or `"full"`.
+    /// `durability`: `"normal"` (the default) or `"full"`. Opens the file on the store's own
+    /// thread (and waits for that); every later operation returns a promise.
     #[napi(constructor)]
     pub fn new(path: String, durability: Option<String>) -> Result<Self, ErrorCode> {
         let durability = match durability.as_deref() {
@@ -191,16 +216,33 @@ impl NativeStore {
             })?,
         };
         Ok(NativeStore {
-            store: Store::open(&path, durability).map_err(thrown)?,
+            owner: StoreOwner::open(&path, durability).map_err(thrown)?,
         })
+    }
+
+    /// Runs `op` on the store's thread; the promise settles with its value or its error.
+    fn later<'env, T, F>(&self, env: &'env Env, op: F) -> Result<Object<'env>, ErrorCode>
+    where
+        T: ToNapiValue + Send + 'static,
+        F: FnOnce(&Store) -> std::result::Result<T, StoreError> + Send + 'static,
+    {
+        let (deferred, promise) = env
+            .create_deferred::<T, Settle<T>>()
+            .map_err(|e| thrown(StoreError::io(e.reason)))?;
+        self.owner.run(Box::new(move |store| {
+            let result = store.map_or_else(|| Err(store_gone()), op);
+            deferred.resolve(Box::new(move |env| settle(env, result)));
+        }));
+        Ok(promise)
     }
 
     /// The id of the execution that already has `key` (nothing was started), or null when
     /// a new one was started with `id`.
     #[allow(clippy::too_many_arguments)]
-    #[napi]
-    pub fn begin(
+    #[napi(ts_return_type = "Promise<string | null>")]
+    pub fn begin<'env>(
         &self,
+        env: &'env Env,
         runtime: String,
         id: String,
         code: String,
@@ -208,10 +250,9 @@ impl NativeStore {
         max_executions: i64,
         lease: NativeLease,
         key: Option<String>,
-    ) -> Result<Option<String>, ErrorCode> {
-        let begun = self
-            .store
-            .begin(
+    ) -> Result<Object<'env>, ErrorCode> {
+        self.later(env, move |store| {
+            let begun = store.begin(
                 &runtime,
                 &id,
                 &code,
@@ -219,119 +260,128 @@ impl NativeStore {
                 max_executions,
                 &lease.lease(),
                 key.as_deref(),
-            )
-            .map_err(thrown)?;
-        Ok(match begun {
-            Begun::Started => None,
-            Begun::Existing(existing) => Some(existing),
+            )?;
+            Ok(match begun {
+                Begun::Started => None,
+                Begun::Existing(existing) => Some(existing),
+            })
         })
     }
 
-    #[napi]
-    pub fn resume(
+    #[napi(ts_return_type = "Promise<NativeResumed>")]
+    pub fn resume<'env>(
         &self,
+        env: &'env Env,
         runtime: String,
         id: String,
         lease: NativeLease,
         seq: Option<i64>,
-    ) -> Result<NativeResumed, ErrorCode> {
-        let resumed = self
-            .store
-            .resume(&runtime, &id, &lease.lease(), seq)
-            .map_err(thrown)?;
-        let kind = |kind: &str| NativeResumed {
-            kind: kind.to_string(),
-            status: None,
-            waiting: None,
-        };
-        Ok(match resumed {
-            Resumed::Resumed => kind("resumed"),
-            Resumed::Missing => kind("missing"),
-            Resumed::Leased => kind("leased"),
-            Resumed::NotPaused(status) => NativeResumed {
-                status: Some(status.as_str().to_string()),
-                ..kind("not_paused")
-            },
-            Resumed::Stale(waiting) => NativeResumed {
-                waiting: Some(waiting),
-                ..kind("stale")
-            },
+    ) -> Result<Object<'env>, ErrorCode> {
+        self.later(env, move |store| {
+            let resumed = store.resume(&runtime, &id, &lease.lease(), seq)?;
+            let kind = |kind: &str| NativeResumed {
+                kind: kind.to_string(),
+                status: None,
+                waiting: None,
+            };
+            Ok(match resumed {
+                Resumed::Resumed => kind("resumed"),
+                Resumed::Missing => kind("missing"),
+                Resumed::Leased => kind("leased"),
+                Resumed::NotPaused(status) => NativeResumed {
+                    status: Some(status.as_str().to_string()),
+                    ..kind("not_paused")
+                },
+                Resumed::Stale(waiting) => NativeResumed {
+                    waiting: Some(waiting),
+                    ..kind("stale")
+                },
+            })
         })
     }
 
-    #[napi]
-    pub fn renew(
+    #[napi(ts_return_type = "Promise<boolean>")]
+    pub fn renew<'env>(
         &self,
+        env: &'env Env,
         runtime: String,
         id: String,
         lease: NativeLease,
-    ) -> Result<bool, ErrorCode> {
-        self.store
-            .renew(&runtime, &id, &lease.lease())
-            .map_err(thrown)
+    ) -> Result<Object<'env>, ErrorCode> {
+        self.later(env, move |store| store.renew(&runtime, &id, &lease.lease()))
     }
 
-    #[napi]
-    pub fn release(&self, runtime: String, id: String, owner: String) -> Result<bool, ErrorCode> {
-        self.store.release(&runtime, &id, &owner).map_err(thrown)
-    }
-
-    #[napi]
-    pub fn claim(
+    #[napi(ts_return_type = "Promise<boolean>")]
+    pub fn release<'env>(
         &self,
+        env: &'env Env,
+        runtime: String,
+        id: String,
+        owner: String,
+    ) -> Result<Object<'env>, ErrorCode> {
+        self.later(env, move |store| store.release(&runtime, &id, &owner))
+    }
+
+    #[napi(ts_return_type = "Promise<boolean>")]
+    pub fn claim<'env>(
+        &self,
+        env: &'env Env,
         runtime: String,
         id: String,
         lease: NativeLease,
-    ) -> Result<bool, ErrorCode> {
-        self.store
-            .claim(&runtime, &id, &lease.lease())
-            .map_err(thrown)
+    ) -> Result<Object<'env>, ErrorCode> {
+        self.later(env, move |store| store.claim(&runtime, &id, &lease.lease()))
     }
 
-    #[napi]
-    pub fn running(&self, runtime: String) -> Result<Vec<NativeRunningRun>, ErrorCode> {
-        Ok(self
-            .store
-            .running(&runtime)
-            .map_err(thrown)?
-            .into_iter()
-            .map(|r| NativeRunningRun {
-                id: r.id,
-                owner: r.owner,
-                lease_until: r.lease_until.map(|t| t as f64),
-                idempotency_key: r.idempotency_key,
-            })
-            .collect())
-    }
-
-    #[napi]
-    pub fn mark_done(
+    #[napi(ts_return_type = "Promise<NativeRunningRun[]>")]
+    pub fn running<'env>(
         &self,
+        env: &'env Env,
+        runtime: String,
+    ) -> Result<Object<'env>, ErrorCode> {
+        self.later(env, move |store| {
+            Ok(store
+                .running(&runtime)?
+                .into_iter()
+                .map(|r| NativeRunningRun {
+                    id: r.id,
+                    owner: r.owner,
+                    lease_until: r.lease_until.map(|t| t as f64),
+                    idempotency_key: r.idempotency_key,
+                })
+                .collect::<Vec<_>>())
+        })
+    }
+
+    #[napi(ts_return_type = "Promise<boolean>")]
+    pub fn mark_done<'env>(
+        &self,
+        env: &'env Env,
         runtime: String,
         id: String,
         seq: i64,
         result: Option<String>,
-    ) -> Result<bool, ErrorCode> {
-        self.store
-            .mark_done(&runtime, &id, seq, result.as_deref())
-            .map_err(thrown)
+    ) -> Result<Object<'env>, ErrorCode> {
+        self.later(env, move |store| {
+            store.mark_done(&runtime, &id, seq, result.as_deref())
+        })
     }
 
-    #[napi]
-    pub fn decide(
+    #[napi(ts_return_type = "Promise<NativeDecision>")]
+    pub fn decide<'env>(
         &self,
+        env: &'env Env,
         runtime: String,
         id: String,
         owner: String,
         call: NativeCall,
-    ) -> Result<NativeDecision, ErrorCode> {
-        let args = match call.args_error {
-            Some(message) => Err(message),
-            None => Ok(call.args),
-        };
-        let decision = self
-            .store
-            .decide(
+    ) -> Result<Object<'env>, ErrorCode> {
+        self.later(env, move |store| {
+            let args = match call.args_error {
+                Some(message) => Err(message),
+                None => Ok(call.args),
+            };
+            let decision = store.decide(
                 &runtime,
                 &id,
                 &owner,
@@ -346,193 +396,229 @@ impl NativeStore {
                     ephemeral: call.ephemeral,
                     idempotent: call.idempotent,
                 },
-            )
-            .map_err(thrown)?;
-        Ok(match decision {
-            Decision::Replay(result) => NativeDecision {
-                kind: "replay".into(),
-                result,
-            },
-            Decision::Execute => NativeDecision {
-                kind: "execute".into(),
-                result: None,
-            },
-            Decision::Pause => NativeDecision {
-                kind: "pause".into(),
-                result: None,
-            },
+            )?;
+            Ok(match decision {
+                Decision::Replay(result) => NativeDecision {
+                    kind: "replay".into(),
+                    result,
+                },
+                Decision::Execute => NativeDecision {
+                    kind: "execute".into(),
+                    result: None,
+                },
+                Decision::Pause => NativeDecision {
+                    kind: "pause".into(),
+                    result: None,
+                },
+            })
         })
     }
 
     /// `error` set: the result cannot be recorded, and the run fails with that message.
-    #[napi]
-    pub fn record_result(
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn record_result<'env>(
         &self,
+        env: &'env Env,
         runtime: String,
         id: String,
         seq: i64,
         result: Option<String>,
         error: Option<String>,
-    ) -> Result<(), ErrorCode> {
+    ) -> Result<Object<'env>, ErrorCode> {
         let result = match error {
             Some(message) => Err(message),
             None => Ok(result),
         };
-        self.store
-            .record_result(&runtime, &id, seq, result)
-            .map_err(thrown)
+        self.later(env, move |store| {
+            store.record_result(&runtime, &id, seq, result)
+        })
     }
 
-    #[napi]
-    pub fn complete(
+    #[napi(ts_return_type = "Promise<boolean>")]
+    pub fn complete<'env>(
         &self,
+        env: &'env Env,
         runtime: String,
         id: String,
         owner: String,
         result: Option<String>,
         logs_json: Option<String>,
-    ) -> Result<bool, ErrorCode> {
-        self.store
-            .complete(
+    ) -> Result<Object<'env>, ErrorCode> {
+        self.later(env, move |store| {
+            store.complete(
                 &runtime,
                 &id,
                 &owner,
                 result.as_deref(),
                 logs_json.as_deref(),
             )
-            .map_err(thrown)
+        })
     }
 
-    #[napi]
-    pub fn fail(
+    #[napi(ts_return_type = "Promise<boolean>")]
+    pub fn fail<'env>(
         &self,
+        env: &'env Env,
         runtime: String,
         id: String,
         owner: String,
         error: String,
         logs_json: Option<String>,
-    ) -> Result<bool, ErrorCode> {
-        self.store
-            .fail(&runtime, &id, &owner, &error, logs_json.as_deref())
-            .map_err(thrown)
+    ) -> Result<Object<'env>, ErrorCode> {
+        self.later(env, move |store| {
+            store.fail(&runtime, &id, &owner, &error, logs_json.as_deref())
+        })
     }
 
-    #[napi]
-    pub fn list_pending(
+    #[napi(ts_return_type = "Promise<NativePending[]>")]
+    pub fn list_pending<'env>(
         &self,
+        env: &'env Env,
         runtime: String,
         id: Option<String>,
-    ) -> Result<Vec<NativePending>, ErrorCode> {
-        Ok(self
-            .store
-            .list_pending(&runtime, id.as_deref())
-            .map_err(thrown)?
-            .into_iter()
-            .map(Into::into)
-            .collect())
+    ) -> Result<Object<'env>, ErrorCode> {
+        self.later(env, move |store| {
+            Ok(store
+                .list_pending(&runtime, id.as_deref())?
+                .into_iter()
+                .map(NativePending::from)
+                .collect::<Vec<_>>())
+        })
     }
 
     /// `"rejected"`, `"not_pending"` or `"leased"`.
-    #[napi]
-    pub fn reject(&self, runtime: String, id: String, seq: i64) -> Result<String, ErrorCode> {
-        let rejected = self.store.reject(&runtime, &id, seq).map_err(thrown)?;
-        Ok(match rejected {
-            Rejected::Rejected => "rejected",
-            Rejected::NotPending => "not_pending",
-            Rejected::Leased => "leased",
-        }
-        .to_string())
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn reject<'env>(
+        &self,
+        env: &'env Env,
+        runtime: String,
+        id: String,
+        seq: i64,
+    ) -> Result<Object<'env>, ErrorCode> {
+        self.later(env, move |store| {
+            let rejected = store.reject(&runtime, &id, seq)?;
+            Ok(match rejected {
+                Rejected::Rejected => "rejected",
+                Rejected::NotPending => "not_pending",
+                Rejected::Leased => "leased",
+            }
+            .to_string())
+        })
     }
 
-    #[napi]
-    pub fn expire_paused(
+    #[napi(ts_return_type = "Promise<string[]>")]
+    pub fn expire_paused<'env>(
         &self,
+        env: &'env Env,
         runtime: String,
         max_age_ms: i64,
-    ) -> Result<Vec<String>, ErrorCode> {
-        self.store
-            .expire_paused(&runtime, max_age_ms)
-            .map_err(thrown)
+    ) -> Result<Object<'env>, ErrorCode> {
+        self.later(env, move |store| store.expire_paused(&runtime, max_age_ms))
     }
 
-    #[napi]
-    pub fn actions_to_revert(
+    #[napi(ts_return_type = "Promise<NativeLogEntry[]>")]
+    pub fn actions_to_revert<'env>(
         &self,
+        env: &'env Env,
         runtime: String,
         id: String,
-    ) -> Result<Vec<NativeLogEntry>, ErrorCode> {
-        Ok(self
-            .store
-            .actions_to_revert(&runtime, &id)
-            .map_err(thrown)?
-            .into_iter()
-            .map(Into::into)
-            .collect())
+    ) -> Result<Object<'env>, ErrorCode> {
+        self.later(env, move |store| {
+            Ok(store
+                .actions_to_revert(&runtime, &id)?
+                .into_iter()
+                .map(NativeLogEntry::from)
+                .collect::<Vec<_>>())
+        })
     }
 
-    #[napi]
-    pub fn mark_reverted(&self, runtime: String, id: String, seq: i64) -> Result<(), ErrorCode> {
-        self.store.mark_reverted(&runtime, &id, seq).map_err(thrown)
-    }
-
-    #[napi]
-    pub fn mark_rolled_back(&self, runtime: String, id: String) -> Result<(), ErrorCode> {
-        self.store.mark_rolled_back(&runtime, &id).map_err(thrown)
-    }
-
-    #[napi]
-    pub fn get_execution(
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn mark_reverted<'env>(
         &self,
+        env: &'env Env,
         runtime: String,
         id: String,
-    ) -> Result<Option<NativeExecution>, ErrorCode> {
-        Ok(self
-            .store
-            .get_execution(&runtime, &id)
-            .map_err(thrown)?
-            .map(Into::into))
+        seq: i64,
+    ) -> Result<Object<'env>, ErrorCode> {
+        self.later(env, move |store| store.mark_reverted(&runtime, &id, seq))
     }
 
-    #[napi]
-    pub fn list_executions(
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn mark_rolled_back<'env>(
         &self,
+        env: &'env Env,
+        runtime: String,
+        id: String,
+    ) -> Result<Object<'env>, ErrorCode> {
+        self.later(env, move |store| store.mark_rolled_back(&runtime, &id))
+    }
+
+    #[napi(ts_return_type = "Promise<NativeExecution | null>")]
+    pub fn get_execution<'env>(
+        &self,
+        env: &'env Env,
+        runtime: String,
+        id: String,
+    ) -> Result<Object<'env>, ErrorCode> {
+        self.later(env, move |store| {
+            Ok(store
+                .get_execution(&runtime, &id)?
+                .map(NativeExecution::from))
+        })
+    }
+
+    #[napi(ts_return_type = "Promise<NativeExecution[]>")]
+    pub fn list_executions<'env>(
+        &self,
+        env: &'env Env,
         runtime: String,
         limit: Option<i64>,
-    ) -> Result<Vec<NativeExecution>, ErrorCode> {
-        Ok(self
-            .store
-            .list_executions(&runtime, limit)
-            .map_err(thrown)?
-            .into_iter()
-            .map(Into::into)
-            .collect())
+    ) -> Result<Object<'env>, ErrorCode> {
+        self.later(env, move |store| {
+            Ok(store
+                .list_executions(&runtime, limit)?
+                .into_iter()
+                .map(NativeExecution::from)
+                .collect::<Vec<_>>())
+        })
     }
 
     /// The deleted execution's status, if it existed.
-    #[napi]
-    pub fn delete_execution(
+    #[napi(ts_return_type = "Promise<string | null>")]
+    pub fn delete_execution<'env>(
         &self,
+        env: &'env Env,
         runtime: String,
         id: String,
-    ) -> Result<Option<String>, ErrorCode> {
-        self.store
-            .delete_execution(&runtime, &id)
-            .map(|status| status.map(|s| s.as_str().to_string()))
-            .map_err(thrown)
+    ) -> Result<Object<'env>, ErrorCode> {
+        self.later(env, move |store| {
+            store
+                .delete_execution(&runtime, &id)
+                .map(|status| status.map(|s| s.as_str().to_string()))
+        })
     }
 
-    #[napi]
-    pub fn prune_executions(&self, runtime: String, keep: i64) -> Result<u32, ErrorCode> {
-        Ok(self
-            .store
-            .prune_executions(&runtime, keep)
-            .map_err(thrown)? as u32)
+    #[napi(ts_return_type = "Promise<number>")]
+    pub fn prune_executions<'env>(
+        &self,
+        env: &'env Env,
+        runtime: String,
+        keep: i64,
+    ) -> Result<Object<'env>, ErrorCode> {
+        self.later(env, move |store| {
+            Ok(store.prune_executions(&runtime, keep)? as u32)
+        })
     }
 
-    #[napi]
-    pub fn save_snippet(&self, runtime: String, snippet: NativeSnippet) -> Result<(), ErrorCode> {
-        self.store
-            .save_snippet(
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn save_snippet<'env>(
+        &self,
+        env: &'env Env,
+        runtime: String,
+        snippet: NativeSnippet,
+    ) -> Result<Object<'env>, ErrorCode> {
+        self.later(env, move |store| {
+            store.save_snippet(
                 &runtime,
                 &Snippet {
                     name: snippet.name,
@@ -543,30 +629,39 @@ impl NativeStore {
                     connectors: snippet.connectors,
                 },
             )
-            .map_err(thrown)
+        })
     }
 
-    #[napi]
-    pub fn snippets(&self, runtime: String) -> Result<Vec<NativeSnippet>, ErrorCode> {
-        Ok(self
-            .store
-            .snippets(&runtime)
-            .map_err(thrown)?
-            .into_iter()
-            .map(|s| NativeSnippet {
-                name: s.name,
-                description: s.description,
-                code: s.code,
-                saved_at: s.saved_at as f64,
-                input_schema: s.input_schema,
-                connectors: s.connectors,
-            })
-            .collect())
+    #[napi(ts_return_type = "Promise<NativeSnippet[]>")]
+    pub fn snippets<'env>(
+        &self,
+        env: &'env Env,
+        runtime: String,
+    ) -> Result<Object<'env>, ErrorCode> {
+        self.later(env, move |store| {
+            Ok(store
+                .snippets(&runtime)?
+                .into_iter()
+                .map(|s| NativeSnippet {
+                    name: s.name,
+                    description: s.description,
+                    code: s.code,
+                    saved_at: s.saved_at as f64,
+                    input_schema: s.input_schema,
+                    connectors: s.connectors,
+                })
+                .collect::<Vec<_>>())
+        })
     }
 
-    #[napi]
-    pub fn delete_snippet(&self, runtime: String, name: String) -> Result<bool, ErrorCode> {
-        self.store.delete_snippet(&runtime, &name).map_err(thrown)
+    #[napi(ts_return_type = "Promise<boolean>")]
+    pub fn delete_snippet<'env>(
+        &self,
+        env: &'env Env,
+        runtime: String,
+        name: String,
+    ) -> Result<Object<'env>, ErrorCode> {
+        self.later(env, move |store| store.delete_snippet(&runtime, &name))
     }
 }
 

@@ -48,6 +48,7 @@
 //! `claim` hands it to a recovering pass; `release` of an owner known to be dead orphans its
 //! runs at once.
 
+pub mod owner;
 mod schema;
 
 use crate::error::ErrorCode;
