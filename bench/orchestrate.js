@@ -3,7 +3,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { execFileSync } = require('node:child_process');
+const { execFileSync, spawn } = require('node:child_process');
 const { PEERS } = require('./peers/index.js');
 const { PeerProcess } = require('./peer-process.js');
 const { workloads } = require('./workloads.js');
@@ -164,14 +164,29 @@ function measureFloors() {
   }
 }
 
-async function orchestrate({ preset, mode, order, only, out }) {
+// `--load N`: N CPU-bound processes at the lowest priority (nice 19) for the whole run, as
+// compilers or batch jobs on a shared host would be. Each spins in plain node.
+function startLoad(count) {
+  const procs = [];
+  for (let i = 0; i < count; i++) {
+    const child = spawn('nice', ['-n', '19', process.execPath, '-e', 'for (;;) {}'], { stdio: 'ignore' });
+    child.on('error', (error) => log(`background load ${i} failed: ${error.message}`));
+    procs.push(child);
+  }
+  if (count > 0) log(`background load: ${count} CPU-bound process(es) at nice 19`);
+  return () => { for (const child of procs) child.kill('SIGKILL'); };
+}
+
+async function orchestrate({ preset, mode, order, only, out, load = 0 }) {
   const machine = describeMachine();
+  machine.backgroundLoad = load;
   const calibration = calibrateCpuLoop(50);
   log(`W3 loop: ${calibration.iterations} iterations (${calibration.measuredMs.toFixed(1)} ms on plain node here)`);
   const work = workloads(calibration.iterations);
   const probe = probeCodemode();
   log(probe.isolation ? 'codemode build has the isolation option' : `codemode: ${probe.reason}`);
 
+  const stopLoad = startLoad(load);
   const { started, failed } = await startPeers(choosePeers(probe, only));
   const began = Date.now();
   let rounds;
@@ -179,6 +194,7 @@ async function orchestrate({ preset, mode, order, only, out }) {
     rounds = await runRounds(started, work, order, preset);
   } finally {
     await Promise.all(started.map((peer) => peer.proc.stop()));
+    stopLoad();
   }
   const idleVariants = started.map((p) => p.id).filter((id) => /^codemode-(thread|process|default)$/.test(id));
   const labels = Object.fromEntries(started.map((p) => [p.id, p.info.label]));

@@ -230,6 +230,7 @@ treat differences under ~20 % as noise. Rerun with \`npm run bench\` (see [READM
 | Node | ${m.node} (V8 ${m.v8}) |
 | date | ${m.date} |
 | load average (1/5/15 min) | before ${m.loadAverage.join(' / ')}, after ${(m.loadAverageAfter || []).join(' / ')} |
+| background load (\`--load\`) | ${m.backgroundLoad ? `${m.backgroundLoad} CPU-bound process(es) at nice 19 for the whole run (peers' rounds, not the idle-memory and floor measurements)` : 'none'} |
 | run | ${s.mode}: ${p.rounds} round(s), batches of up to ${p.budgetMs} ms, W4 bursts of ${p.burst}; ${s.durationS} s |
 
 ## Peers

@@ -1,6 +1,6 @@
 'use strict';
 // The peer benchmark's orchestrator: `node bench/run.js [--quick] [--rounds N] [--peers a,b]
-// [--out FILE]` (see bench/README.md).
+// [--load N] [--out FILE]` (see bench/README.md).
 //
 // 1. Installs bench/'s own dependencies when they are missing (never the root's job).
 // 2. Calibrates W3's loop on plain node in this process (~50 ms), before any child starts.
@@ -30,20 +30,24 @@ function ensureInstalled() {
 }
 
 function parseArgs(argv) {
-  const args = { quick: false, rounds: undefined, peers: undefined, out: undefined };
+  const args = { quick: false, rounds: undefined, peers: undefined, out: undefined, load: 0 };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--quick') args.quick = true;
     else if (arg === '--rounds') args.rounds = Number(argv[++i]);
     else if (arg === '--peers') args.peers = argv[++i].split(',');
     else if (arg === '--out') args.out = path.resolve(argv[++i]);
+    else if (arg === '--load') args.load = Number(argv[++i]);
     else if (arg === '--help' || arg === '-h') {
-      console.log('usage: node bench/run.js [--quick] [--rounds N] [--peers id,id,...] [--out FILE]');
+      console.log('usage: node bench/run.js [--quick] [--rounds N] [--peers id,id,...] [--load N] [--out FILE]');
       process.exit(0);
     } else throw new Error(`unknown argument ${arg}`);
   }
   if (args.rounds !== undefined && !(Number.isInteger(args.rounds) && args.rounds > 0)) {
     throw new Error('--rounds takes a positive integer');
+  }
+  if (!(Number.isInteger(args.load) && args.load >= 0 && args.load <= 16)) {
+    throw new Error('--load takes the number of background CPU-bound processes (0 to 16)');
   }
   return args;
 }
@@ -76,7 +80,9 @@ function main() {
     mode: args.quick ? 'quick' : 'full',
     order: ORDER,
     only: args.peers,
-    out: args.out || path.join(BENCH, args.quick ? 'RESULTS.quick.md' : 'RESULTS.md'),
+    load: args.load,
+    // A run under load is written beside the quiet one, never over it.
+    out: args.out || path.join(BENCH, `RESULTS${args.quick ? '.quick' : ''}${args.load > 0 ? '.load' : ''}.md`),
   });
 }
 

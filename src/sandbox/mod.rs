@@ -8,6 +8,7 @@ pub mod cost;
 mod modules;
 mod natives;
 mod snapshot;
+mod spin;
 mod termination;
 mod web_natives;
 
@@ -629,7 +630,14 @@ fn settle<'s>(
             continue;
         }
         let wake_at = next_timer.map_or(program.deadline, |due| due.min(program.deadline));
-        let event = program.events.recv_deadline(wake_at);
+        let event = if no_calls {
+            program.events.recv_deadline(wake_at)
+        } else {
+            let budget = state.borrow_mut().spin.budget();
+            let (event, caught) = spin::await_reply(program.events, wake_at, budget);
+            state.borrow_mut().spin.record(budget, caught);
+            event
+        };
         if !no_calls {
             metrics.tool_wait += now.elapsed();
         }

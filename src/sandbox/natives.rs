@@ -36,6 +36,8 @@ pub(crate) struct RunState {
     pub timer_seq: u64,
     /// The run's start, the origin of `performance.now()`.
     pub started: Instant,
+    /// Whether awaiting the next tool reply polls first (`spin.rs`).
+    pub spin: super::spin::ReplySpin,
 }
 
 pub(crate) type SharedRunState = Rc<RefCell<RunState>>;
@@ -62,6 +64,7 @@ impl RunState {
             timer_slots: HashMap::new(),
             timer_seq: 0,
             started: Instant::now(),
+            spin: super::spin::ReplySpin::default(),
         }
     }
 
