@@ -326,3 +326,24 @@ test('the Cloudflare form keeps Cloudflare\'s texts: no help sentence, no positi
   const dyn = await executor.execute("async () => import('node:fs')", []);
   assert.equal(dyn.error, 'No such module "node:fs".');
 });
+
+// ---------------------------------------------------------------------------------------------
+// runCode and the durable runtime (the AI SDK code tool and the runtime go through runCode)
+
+test('runCode hands this executor the program as written: a typed arrow function runs instead of being wrapped as a statement', async () => {
+  const { runCode } = require('../../lib/index.js');
+  assert.deepEqual(await runCode({ code: '```ts\nasync (): Promise<number> => { const x: number = 41; return x + 1 }\n```', executor, providers: [] }), { result: 42 });
+  assert.deepEqual(await runCode({ code: 'const a: number = 1;\nreturn a + 1', executor, providers: [] }), { result: 2 });
+  // Any other executor still gets normalizeCode's output, as Cloudflare's runCode does.
+  const seen = [];
+  const other = { execute: async (code) => { seen.push(code); return { result: 1, logs: [] }; } };
+  await runCode({ code: 'return 1', executor: other, providers: [] });
+  assert.deepEqual(seen, ['async () => {\nreturn 1\n}']);
+});
+
+test('the durable runtime runs TypeScript programs', async () => {
+  const { createCodemodeRuntime } = require('../../lib/index.js');
+  const runtime = createCodemodeRuntime({ executor, connectors: [], path: ':memory:' });
+  const out = await runtime.execute({ code: 'async () => { const n: number = 5; return n * 2 }' });
+  assert.deepEqual([out.status, out.result], ['completed', 10]);
+});

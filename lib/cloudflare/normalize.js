@@ -80,4 +80,10 @@ function programForRun(code) {
   return { code: fromProgram(source, program), statements: false };
 }
 
-module.exports = { normalizeCode, programForRun };
+// Marks an executor whose Cloudflare-form execute reads raw program text itself (programForRun):
+// runCode then hands it the text as written, so TypeScript and modules survive, instead of what
+// normalizeCode makes of a text it cannot parse (wrapped as statements: an arrow function in it
+// would never be called). Any other executor gets normalizeCode's output, as in Cloudflare.
+const READS_PROGRAMS = Symbol('codemode.readsPrograms');
+
+module.exports = { normalizeCode, programForRun, READS_PROGRAMS };

@@ -1,7 +1,7 @@
 'use strict';
 // runCode (docs/cloudflare-compat.md §5): normalize, execute, and turn an error into a thrown Error whose text the
 // model reads next ("Code execution failed: ..." plus the console output).
-const { normalizeCode } = require('./normalize.js');
+const { normalizeCode, READS_PROGRAMS } = require('./normalize.js');
 const { unwrapProgram } = require('../executor/program-text.js');
 
 // `signal` (not in Cloudflare's runCode) is passed on to the executor, which cancels the run
@@ -11,7 +11,9 @@ async function runCode({ code, executor, providers, connectors, signal }) {
   if (connectors && connectors.length) options = { connectors };
   if (signal !== undefined && signal !== null) options = { ...options, signal };
   // Prose around a fence and a trailing `;` are taken off first (not in Cloudflare's runCode).
-  const out = await executor.execute(normalizeCode(unwrapProgram(code)), providers, options);
+  const text = unwrapProgram(code);
+  const program = executor[READS_PROGRAMS] === true ? text : normalizeCode(text);
+  const out = await executor.execute(program, providers, options);
   const logs = out.logs || [];
   if (out.error) {
     const context = logs.length ? `\n\nConsole output:\n${logs.join('\n')}` : '';

@@ -14,6 +14,7 @@ const { messageOf, isPlainObject } = require('../util.js');
 const { CODES, CodemodeExecutorError, invalidArgument, fromNative } = require('./errors.js');
 const { providerNameProblem } = require('../cloudflare/names.js');
 const cloudflare = require('../cloudflare/execute.js');
+const { READS_PROGRAMS } = require('../cloudflare/normalize.js');
 const { unwrapProgram } = require('./program-text.js');
 const { OUTBOUND, checkOutbound, handleOutbound, bodyBudget } = require('./outbound.js');
 
@@ -412,6 +413,11 @@ class IsolateExecutor {
   dispose() {
     this.#disposed = true;
     return this.#native.dispose();
+  }
+
+  // runCode hands this executor program text as written (lib/cloudflare/normalize.js).
+  get [READS_PROGRAMS]() {
+    return true;
   }
 
   /** `await using executor = new IsolateExecutor()`: disposed when the scope ends. */
