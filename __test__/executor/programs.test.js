@@ -347,3 +347,13 @@ test('the durable runtime runs TypeScript programs', async () => {
   const out = await runtime.execute({ code: 'async () => { const n: number = 5; return n * 2 }' });
   assert.deepEqual([out.status, out.result], ['completed', 10]);
 });
+
+test('a snippet saved from a TypeScript execution runs through codemode.run', async () => {
+  const { createCodemodeRuntime } = require('../../lib/index.js');
+  const runtime = createCodemodeRuntime({ executor, connectors: [], path: ':memory:' });
+  const source = await runtime.execute({ code: 'async (input?: { n: number }): Promise<number> => (input ? input.n : 0) * 3' });
+  assert.equal(source.status, 'completed', JSON.stringify(source));
+  await runtime.saveSnippet('triple', { executionId: source.executionId });
+  const out = await runtime.execute({ code: 'async () => codemode.run("triple", { n: 4 })' });
+  assert.deepEqual([out.status, out.result], ['completed', 12], JSON.stringify(out));
+});

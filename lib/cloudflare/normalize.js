@@ -80,10 +80,23 @@ function programForRun(code) {
   return { code: fromProgram(source, program), statements: false };
 }
 
+// A stored program as the function expression `codemode.run` calls: normalizeCode's reading
+// when acorn parses it; a text it cannot parse (TypeScript, most often an arrow function) is
+// left as written, for the stripper to read inside the calling program.
+function functionExpression(code) {
+  const text = stripFence(String(code).trim()).trim();
+  try {
+    acorn.parse(text, { ecmaVersion: 'latest', sourceType: 'module' });
+  } catch {
+    return text;
+  }
+  return normalizeCode(text);
+}
+
 // Marks an executor whose Cloudflare-form execute reads raw program text itself (programForRun):
 // runCode then hands it the text as written, so TypeScript and modules survive, instead of what
 // normalizeCode makes of a text it cannot parse (wrapped as statements: an arrow function in it
 // would never be called). Any other executor gets normalizeCode's output, as in Cloudflare.
 const READS_PROGRAMS = Symbol('codemode.readsPrograms');
 
-module.exports = { normalizeCode, programForRun, READS_PROGRAMS };
+module.exports = { normalizeCode, programForRun, functionExpression, READS_PROGRAMS };

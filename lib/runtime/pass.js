@@ -4,7 +4,7 @@
 // outcome read back from storage. Also the one cache policy for connector setup (SetupCache).
 
 const { durableConstants } = require('../native.js');
-const { normalizeCode } = require('../cloudflare/normalize.js');
+const { functionExpression } = require('../cloudflare/normalize.js');
 const { runCode } = require('../cloudflare/run-code.js');
 const { messageOf } = require('../util.js');
 const { searchConnectors, describeTarget } = require('./search.js');
@@ -142,7 +142,7 @@ function platformProvider(setup, bindings, facet, executor, id, cursor) {
         if (snippet === undefined) return { error: `Snippet "${args[0]}" not found.` };
         const missing = missingConnectors(snippet.connectors, new Set(setup.connectorsByName.keys()));
         if (missing.length > 0) return { error: requiresMessage(`Snippet "${args[0]}"`, missing) };
-        const code = `async () => {\n  const snippet = (${normalizeCode(snippet.code)});\n  return await snippet(${JSON.stringify(args[1])});\n}`;
+        const code = `async () => {\n  const snippet = (${functionExpression(snippet.code)});\n  return await snippet(${JSON.stringify(args[1])});\n}`;
         const output = await runCode({ code, executor, providers: [provider], connectors: bindings });
         return output.result;
       },
