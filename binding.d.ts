@@ -45,39 +45,42 @@ export declare class NativeExecutor {
 }
 
 export declare class NativeStore {
-  /** `durability`: `"normal"` (the default) or `"full"`. */
+  /**
+   * `durability`: `"normal"` (the default) or `"full"`. Opens the file on the store's own
+   * thread (and waits for that); every later operation returns a promise.
+   */
   constructor(path: string, durability?: string | undefined | null)
   /**
    * The id of the execution that already has `key` (nothing was started), or null when
    * a new one was started with `id`.
    */
-  begin(runtime: string, id: string, code: string, connectorsJson: string, maxExecutions: number, lease: NativeLease, key?: string | undefined | null): string | null
-  resume(runtime: string, id: string, lease: NativeLease, seq?: number | undefined | null): NativeResumed
-  renew(runtime: string, id: string, lease: NativeLease): boolean
-  release(runtime: string, id: string, owner: string): boolean
-  claim(runtime: string, id: string, lease: NativeLease): boolean
-  running(runtime: string): Array<NativeRunningRun>
-  markDone(runtime: string, id: string, seq: number, result?: string | undefined | null): boolean
-  decide(runtime: string, id: string, owner: string, call: NativeCall): NativeDecision
+  begin(runtime: string, id: string, code: string, connectorsJson: string, maxExecutions: number, lease: NativeLease, key?: string | undefined | null): Promise<string | null>
+  resume(runtime: string, id: string, lease: NativeLease, seq?: number | undefined | null): Promise<NativeResumed>
+  renew(runtime: string, id: string, lease: NativeLease): Promise<boolean>
+  release(runtime: string, id: string, owner: string): Promise<boolean>
+  claim(runtime: string, id: string, lease: NativeLease): Promise<boolean>
+  running(runtime: string): Promise<NativeRunningRun[]>
+  markDone(runtime: string, id: string, seq: number, result?: string | undefined | null): Promise<boolean>
+  decide(runtime: string, id: string, owner: string, call: NativeCall): Promise<NativeDecision>
   /** `error` set: the result cannot be recorded, and the run fails with that message. */
-  recordResult(runtime: string, id: string, seq: number, result?: string | undefined | null, error?: string | undefined | null): void
-  complete(runtime: string, id: string, owner: string, result?: string | undefined | null, logsJson?: string | undefined | null): boolean
-  fail(runtime: string, id: string, owner: string, error: string, logsJson?: string | undefined | null): boolean
-  listPending(runtime: string, id?: string | undefined | null): Array<NativePending>
+  recordResult(runtime: string, id: string, seq: number, result?: string | undefined | null, error?: string | undefined | null): Promise<void>
+  complete(runtime: string, id: string, owner: string, result?: string | undefined | null, logsJson?: string | undefined | null): Promise<boolean>
+  fail(runtime: string, id: string, owner: string, error: string, logsJson?: string | undefined | null): Promise<boolean>
+  listPending(runtime: string, id?: string | undefined | null): Promise<NativePending[]>
   /** `"rejected"`, `"not_pending"` or `"leased"`. */
-  reject(runtime: string, id: string, seq: number): string
-  expirePaused(runtime: string, maxAgeMs: number): Array<string>
-  actionsToRevert(runtime: string, id: string): Array<NativeLogEntry>
-  markReverted(runtime: string, id: string, seq: number): void
-  markRolledBack(runtime: string, id: string): void
-  getExecution(runtime: string, id: string): NativeExecution | null
-  listExecutions(runtime: string, limit?: number | undefined | null): Array<NativeExecution>
+  reject(runtime: string, id: string, seq: number): Promise<string>
+  expirePaused(runtime: string, maxAgeMs: number): Promise<string[]>
+  actionsToRevert(runtime: string, id: string): Promise<NativeLogEntry[]>
+  markReverted(runtime: string, id: string, seq: number): Promise<void>
+  markRolledBack(runtime: string, id: string): Promise<void>
+  getExecution(runtime: string, id: string): Promise<NativeExecution | null>
+  listExecutions(runtime: string, limit?: number | undefined | null): Promise<NativeExecution[]>
   /** The deleted execution's status, if it existed. */
-  deleteExecution(runtime: string, id: string): string | null
-  pruneExecutions(runtime: string, keep: number): number
-  saveSnippet(runtime: string, snippet: NativeSnippet): void
-  snippets(runtime: string): Array<NativeSnippet>
-  deleteSnippet(runtime: string, name: string): boolean
+  deleteExecution(runtime: string, id: string): Promise<string | null>
+  pruneExecutions(runtime: string, keep: number): Promise<number>
+  saveSnippet(runtime: string, snippet: NativeSnippet): Promise<void>
+  snippets(runtime: string): Promise<NativeSnippet[]>
+  deleteSnippet(runtime: string, name: string): Promise<boolean>
 }
 
 /** The absolute path of this addon's `.node` file (engine processes load it to serve). */

@@ -240,22 +240,10 @@ fn compile_as<'s>(
         Form::Expression => v8::String::new(tc, &format!("({text}\n)"))?,
         Form::Module => v8::String::new(tc, text)?,
     };
-    let origin = (form == Form::Module).then(|| {
-        let name = v8::String::new(tc, MODULE_NAME).expect("a short string");
-        v8::ScriptOrigin::new(
-            tc,
-            name.into(),
-            0,
-            0,
-            false,
-            0,
-            None,
-            false,
-            false,
-            true,
-            None,
-        )
-    });
+    let origin = match form {
+        Form::Module => Some(super::modules::module_origin(tc, MODULE_NAME)?),
+        Form::Expression => None,
+    };
     let mut source = match cached {
         Some(bytes) => {
             Source::new_with_cached_data(source_text, origin.as_ref(), CachedData::new(bytes))

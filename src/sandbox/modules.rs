@@ -74,9 +74,22 @@ fn compile<'s>(
         return Some(v8::Local::new(scope, module));
     }
     let source_text = cell.borrow().sources.get(&key).cloned()?;
-    let name = v8::String::new(scope, &key)?;
     let text = v8::String::new(scope, &source_text)?;
-    let origin = v8::ScriptOrigin::new(
+    let origin = module_origin(scope, &key)?;
+    let mut source = v8::script_compiler::Source::new(text, Some(&origin));
+    let module = v8::script_compiler::compile_module(scope, &mut source)?;
+    let global = v8::Global::new(scope, module);
+    cell.borrow_mut().compiled.insert(key, global);
+    Some(module)
+}
+
+/// The origin of a module named `name` (what its errors and stack frames show).
+pub(crate) fn module_origin<'s>(
+    scope: &mut v8::PinScope<'s, '_>,
+    name: &str,
+) -> Option<v8::ScriptOrigin<'s>> {
+    let name = v8::String::new(scope, name)?;
+    Some(v8::ScriptOrigin::new(
         scope,
         name.into(),
         0,
@@ -88,12 +101,7 @@ fn compile<'s>(
         false,
         true,
         None,
-    );
-    let mut source = v8::script_compiler::Source::new(text, Some(&origin));
-    let module = v8::script_compiler::compile_module(scope, &mut source)?;
-    let global = v8::Global::new(scope, module);
-    cell.borrow_mut().compiled.insert(key, global);
-    Some(module)
+    ))
 }
 
 /// V8's resolve hook for static imports between registered modules (and from a module
