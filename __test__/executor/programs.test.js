@@ -363,7 +363,7 @@ test('examples/typed-program.js runs: live lines, the warm cities, and a code-ca
   const path = require('node:path');
   const out = spawnSync(process.execPath, [path.join(__dirname, '..', '..', 'examples', 'typed-program.js')], { encoding: 'utf8', timeout: 60_000 });
   assert.equal(out.status, 0, out.stderr);
-  const lines = out.stdout.trim().split('\n');
+  const lines = out.stdout.trimEnd().split('\n');
   assert.deepEqual(lines.slice(0, 3), ['  live: Oslo 27°F', '  live: Lisbon 64°F', '  live: Nairobi 64°F']);
   const results = lines.slice(3).map((line) => JSON.parse(line.slice(0, line.indexOf(' ('))));
   assert.deepEqual(results, [{ result: ['Lisbon'], codeCacheHit: false }, { result: ['Nairobi'], codeCacheHit: true }]);
