@@ -15,17 +15,24 @@ function wrapBody(body) {
   return `async () => {\n${body}\n}`;
 }
 
-function normalizeCode(code) {
-  const text = stripFence(String(code).trim());
-  if (text.trim() === '') return 'async () => {}';
-  const source = text.trim();
-  let program;
+const EMPTY_PROGRAM = 'async () => {}';
+
+// Model output's program text (fence taken off, trimmed) and acorn's reading of it: `program`
+// is null when the text does not parse (or is empty).
+function parse(code) {
+  const source = stripFence(String(code).trim()).trim();
+  if (source === '') return { source, program: null };
   try {
-    program = acorn.parse(source, { ecmaVersion: 'latest', sourceType: 'module' });
+    return { source, program: acorn.parse(source, { ecmaVersion: 'latest', sourceType: 'module' }) };
   } catch {
-    return wrapBody(source);
+    return { source, program: null };
   }
-  return fromProgram(source, program);
+}
+
+function normalizeCode(code) {
+  const { source, program } = parse(code);
+  if (source === '') return EMPTY_PROGRAM;
+  return program === null ? wrapBody(source) : fromProgram(source, program);
 }
 
 function fromProgram(source, program) {
@@ -66,15 +73,9 @@ function fromProgram(source, program) {
 // (a function expression, a module, or else the body of an async function, as here).
 // Everything else is normalizeCode's.
 function programForRun(code) {
-  const text = stripFence(String(code).trim());
-  if (text.trim() === '') return { code: 'async () => {}', statements: false };
-  const source = text.trim();
-  let program;
-  try {
-    program = acorn.parse(source, { ecmaVersion: 'latest', sourceType: 'module' });
-  } catch {
-    return { code: source, statements: true };
-  }
+  const { source, program } = parse(code);
+  if (source === '') return { code: EMPTY_PROGRAM, statements: false };
+  if (program === null) return { code: source, statements: true };
   const isModule = program.body.some((node) => node.type === 'ImportDeclaration' || node.type.startsWith('Export'));
   if (isModule) return { code: source, statements: false };
   return { code: fromProgram(source, program), statements: false };
@@ -84,13 +85,9 @@ function programForRun(code) {
 // when acorn parses it; a text it cannot parse (TypeScript, most often an arrow function) is
 // left as written, for the stripper to read inside the calling program.
 function functionExpression(code) {
-  const text = stripFence(String(code).trim()).trim();
-  try {
-    acorn.parse(text, { ecmaVersion: 'latest', sourceType: 'module' });
-  } catch {
-    return text;
-  }
-  return normalizeCode(text);
+  const { source, program } = parse(code);
+  if (source === '') return EMPTY_PROGRAM;
+  return program === null ? source : fromProgram(source, program);
 }
 
 // Marks an executor whose Cloudflare-form execute reads raw program text itself (programForRun):

@@ -9,10 +9,11 @@ use crate::program::Form;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-/// What a program was compiled from, and how it reads.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct CacheKey {
-    pub code: Arc<str>,
+/// What a program was compiled from, and how it reads. Borrowed: looking a run's program up
+/// copies nothing (only a miss that is stored keeps its own copy of the source).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CacheKey<'a> {
+    pub code: &'a str,
     pub typescript: bool,
     pub statements: bool,
 }
@@ -27,10 +28,19 @@ pub(crate) struct CachedProgram {
     pub data: Arc<[u8]>,
 }
 
-struct Entry {
+/// One reading of a source (its flags) and what it compiled to.
+struct Slot {
+    typescript: bool,
+    statements: bool,
     program: CachedProgram,
     bytes: usize,
     last_used: u64,
+}
+
+impl Slot {
+    fn reads_as(&self, key: &CacheKey<'_>) -> bool {
+        self.typescript == key.typescript && self.statements == key.statements
+    }
 }
 
 /// The cache of one pool (shared by its workers; one per engine process in 'process').
@@ -41,9 +51,45 @@ pub struct CodeCache {
 
 #[derive(Default)]
 struct Inner {
-    entries: HashMap<CacheKey, Entry>,
+    /// By source; each source has a slot per reading it was compiled with.
+    entries: HashMap<Arc<str>, Vec<Slot>>,
     bytes: usize,
     clock: u64,
+}
+
+impl Inner {
+    /// Drops the slot of `code` read as `key` says; true when there was one.
+    fn remove(&mut self, key: &CacheKey<'_>) -> bool {
+        let Some(slots) = self.entries.get_mut(key.code) else {
+            return false;
+        };
+        let Some(at) = slots.iter().position(|slot| slot.reads_as(key)) else {
+            return false;
+        };
+        self.bytes -= slots.swap_remove(at).bytes;
+        if slots.is_empty() {
+            self.entries.remove(key.code);
+        }
+        true
+    }
+
+    /// Drops the least recently used slot; false when there is none.
+    fn evict_oldest(&mut self) -> bool {
+        let oldest = self
+            .entries
+            .iter()
+            .flat_map(|(code, slots)| slots.iter().map(move |slot| (slot.last_used, code, slot)))
+            .min_by_key(|(last_used, _, _)| *last_used)
+            .map(|(_, code, slot)| (code.clone(), slot.typescript, slot.statements));
+        let Some((code, typescript, statements)) = oldest else {
+            return false;
+        };
+        self.remove(&CacheKey {
+            code: &code,
+            typescript,
+            statements,
+        })
+    }
 }
 
 impl CodeCache {
@@ -60,58 +106,46 @@ impl CodeCache {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    pub(crate) fn get(&self, key: &CacheKey) -> Option<CachedProgram> {
+    pub(crate) fn get(&self, key: &CacheKey<'_>) -> Option<CachedProgram> {
         if self.capacity == 0 {
             return None;
         }
         let mut inner = self.lock();
         inner.clock += 1;
         let now = inner.clock;
-        let entry = inner.entries.get_mut(key)?;
-        entry.last_used = now;
-        Some(entry.program.clone())
+        let slot = inner
+            .entries
+            .get_mut(key.code)?
+            .iter_mut()
+            .find(|slot| slot.reads_as(key))?;
+        slot.last_used = now;
+        Some(slot.program.clone())
     }
 
-    pub(crate) fn insert(&self, key: CacheKey, program: CachedProgram) {
-        let bytes =
-            key.code.len() + program.text.as_ref().map_or(0, |t| t.len()) + program.data.len();
+    /// Stores `program` for `code` read as `key` says (`key.code` is `code`).
+    pub(crate) fn insert(&self, code: Arc<str>, key: &CacheKey<'_>, program: CachedProgram) {
+        let bytes = code.len() + program.text.as_ref().map_or(0, |t| t.len()) + program.data.len();
         if bytes > self.capacity {
             return;
         }
         let mut inner = self.lock();
         inner.clock += 1;
         let last_used = inner.clock;
-        if let Some(old) = inner.entries.remove(&key) {
-            inner.bytes -= old.bytes;
-        }
-        while inner.bytes + bytes > self.capacity {
-            let oldest = inner
-                .entries
-                .iter()
-                .min_by_key(|(_, e)| e.last_used)
-                .map(|(k, _)| k.clone());
-            let Some(oldest) = oldest else { break };
-            if let Some(gone) = inner.entries.remove(&oldest) {
-                inner.bytes -= gone.bytes;
-            }
-        }
+        inner.remove(key);
+        while inner.bytes + bytes > self.capacity && inner.evict_oldest() {}
         inner.bytes += bytes;
-        inner.entries.insert(
-            key,
-            Entry {
-                program,
-                bytes,
-                last_used,
-            },
-        );
+        inner.entries.entry(code).or_default().push(Slot {
+            typescript: key.typescript,
+            statements: key.statements,
+            program,
+            bytes,
+            last_used,
+        });
     }
 
     /// Drops the entry for `key` (V8 refused its code).
-    pub(crate) fn remove(&self, key: &CacheKey) {
-        let mut inner = self.lock();
-        if let Some(gone) = inner.entries.remove(key) {
-            inner.bytes -= gone.bytes;
-        }
+    pub(crate) fn remove(&self, key: &CacheKey<'_>) {
+        self.lock().remove(key);
     }
 
     /// Bytes held now.
@@ -124,9 +158,9 @@ impl CodeCache {
 mod tests {
     use super::*;
 
-    fn key(code: &str) -> CacheKey {
+    fn key(code: &str) -> CacheKey<'_> {
         CacheKey {
-            code: code.into(),
+            code,
             typescript: true,
             statements: false,
         }
@@ -140,15 +174,19 @@ mod tests {
         }
     }
 
+    fn put(cache: &CodeCache, code: &str, bytes: usize) {
+        cache.insert(Arc::from(code), &key(code), program(bytes));
+    }
+
     #[test]
     fn the_least_recently_used_entry_goes_first_and_the_bound_holds() {
         let cache = CodeCache::new(300);
-        cache.insert(key("a"), program(99));
-        cache.insert(key("b"), program(99));
+        put(&cache, "a", 99);
+        put(&cache, "b", 99);
         assert!(cache.get(&key("a")).is_some());
-        cache.insert(key("c"), program(99));
+        put(&cache, "c", 99);
         assert_eq!(cache.bytes(), 300);
-        cache.insert(key("d"), program(99));
+        put(&cache, "d", 99);
         assert!(cache.bytes() <= 300);
         assert!(
             cache.get(&key("b")).is_none(),
@@ -156,7 +194,7 @@ mod tests {
         );
         assert!(cache.get(&key("a")).is_some());
         // Larger than the whole cache: not kept, nothing else dropped.
-        cache.insert(key("e"), program(400));
+        put(&cache, "e", 400);
         assert!(cache.get(&key("e")).is_none());
         assert!(cache.get(&key("d")).is_some());
         // The same source read another way is another entry.
@@ -165,14 +203,26 @@ mod tests {
             ..key("a")
         };
         assert!(cache.get(&js).is_none());
+        cache.insert(Arc::from("a"), &js, program(1));
+        assert!(cache.get(&js).is_some() && cache.get(&key("a")).is_some());
         cache.remove(&key("a"));
         assert!(cache.get(&key("a")).is_none());
+        assert!(cache.get(&js).is_some(), "the other reading stays");
+    }
+
+    #[test]
+    fn storing_a_source_again_replaces_its_entry() {
+        let cache = CodeCache::new(1000);
+        put(&cache, "a", 100);
+        put(&cache, "a", 200);
+        assert_eq!(cache.bytes(), 201);
+        assert_eq!(cache.get(&key("a")).map(|p| p.data.len()), Some(200));
     }
 
     #[test]
     fn a_zero_capacity_keeps_nothing() {
         let cache = CodeCache::new(0);
-        cache.insert(key("a"), program(1));
+        put(&cache, "a", 1);
         assert!(cache.get(&key("a")).is_none());
         assert_eq!(cache.bytes(), 0);
     }

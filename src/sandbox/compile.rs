@@ -20,7 +20,10 @@ pub(super) enum Compiled<'s> {
 /// What to keep in the code cache once the run is over (a miss), so V8's cache then also holds
 /// the functions the run compiled lazily.
 pub(super) struct ToCache {
-    key: CacheKey,
+    /// The source, copied once, for the cache to keep.
+    code: Arc<str>,
+    typescript: bool,
+    statements: bool,
     form: Form,
     text: Option<Arc<str>>,
 }
@@ -39,7 +42,7 @@ pub(super) fn compile<'s>(
 ) -> Result<(Compiled<'s>, Option<ToCache>), Failure> {
     let input = program.input;
     let key = CacheKey {
-        code: Arc::from(input.code.as_str()),
+        code: &input.code,
         typescript: input.typescript,
         statements: input.statements,
     };
@@ -82,7 +85,9 @@ pub(super) fn compile<'s>(
     let stripped = stripped.map(blank_leading_semicolons);
     let text = stripped.as_deref().unwrap_or(&input.code);
     let to_cache = |form: Form, text: Option<String>| ToCache {
-        key: key.clone(),
+        code: Arc::from(input.code.as_str()),
+        typescript: input.typescript,
+        statements: input.statements,
         form,
         text: text.map(Arc::from),
     };
@@ -210,7 +215,12 @@ pub(super) fn store(
             text: to_cache.text,
             data: Arc::from(&data[..]),
         };
-        cache.insert(to_cache.key, program);
+        let key = CacheKey {
+            code: &to_cache.code,
+            typescript: to_cache.typescript,
+            statements: to_cache.statements,
+        };
+        cache.insert(to_cache.code.clone(), &key, program);
     }
 }
 

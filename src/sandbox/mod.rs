@@ -468,7 +468,7 @@ fn run_program(
     let (compiled, to_cache) = compiled?;
     metrics.code_cache_hit = to_cache.is_none();
     let params = match &program.input.params_json {
-        None => undefined,
+        None => None,
         Some(json) => {
             let text = v8::String::new(tc, json).ok_or_else(|| {
                 Failure::Error(RunError::bound("maxArgsBytes", "The params are too large"))
@@ -476,7 +476,7 @@ fn run_program(
             let Some(value) = v8::json::parse(tc, text) else {
                 return Err(caught(tc, describe));
             };
-            value
+            Some(value)
         }
     };
     let function = match &compiled {
@@ -497,12 +497,7 @@ fn run_program(
         }
     };
     // Called with no argument when there are no params (`arguments.length` is 0).
-    let args = if program.input.params_json.is_some() {
-        &[params][..]
-    } else {
-        &[]
-    };
-    let returned = function.call(tc, undefined, args);
+    let returned = function.call(tc, undefined, params.as_slice());
     let Some(returned) = returned else {
         return Err(caught(tc, describe));
     };
@@ -636,11 +631,9 @@ fn settle<'s>(
             let budget = state.borrow_mut().spin.budget();
             let (event, caught) = spin::await_reply(program.events, wake_at, budget);
             state.borrow_mut().spin.record(budget, caught);
+            metrics.tool_wait += now.elapsed();
             event
         };
-        if !no_calls {
-            metrics.tool_wait += now.elapsed();
-        }
         match event {
             Ok(RunEvent::Reply { call_id, json }) => {
                 let resolver = state.borrow_mut().pending.remove(&call_id);
