@@ -288,23 +288,18 @@ class IsolateExecutor {
     return runWithSignal(native, signal, () => this.#tracked(native.execute(request, onToolCall, onLine), onLine)).then((report) => ({ report, onToolCall }));
   }
 
-  // Marks a run live until its promise settles (see #liveRuns).
-  // With `onLine`, the run's last console lines reach onLog before the promise settles.
+  // Marks a run live until its promise settles (see #liveRuns). With `onLine`, the run's last
+  // console lines reach onLog before the promise settles.
   #tracked(pending, onLine) {
     const live = this.#liveRuns;
     const runId = pending.runId;
     live.add(runId);
-    const done = () => live.delete(runId);
-    if (onLine === undefined) {
-      pending.then(done, done);
-      return pending;
-    }
     const tracked = pending.then((report) => {
-      done();
-      onLine.finish(runId, report);
+      live.delete(runId);
+      if (onLine !== undefined) onLine.finish(runId, report);
       return report;
     }, (error) => {
-      done();
+      live.delete(runId);
       throw error;
     });
     tracked.runId = runId;
