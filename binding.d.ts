@@ -46,10 +46,11 @@ export declare class NativeExecutor {
 
 export declare class NativeStore {
   /**
-   * `durability`: `"normal"` (the default) or `"full"`. Opens the file on the store's own
-   * thread (and waits for that); every later operation returns a promise.
+   * `location`: a SQLite file (`:memory:` for a private one), opened on the store's own
+   * thread (this waits for that); or a `postgres://` URL, connected on first use (this
+   * connects to nothing). Every later operation returns a promise.
    */
-  constructor(path: string, durability?: string | undefined | null)
+  constructor(location: string, options?: NativeStoreOptions | undefined | null)
   /**
    * The id of the execution that already has `key` (nothing was started), or null when
    * a new one was started with `id`.
@@ -320,6 +321,19 @@ export interface NativeStats {
   enginesRetired: number
   /** `'process'` isolation: set while engines keep failing to start. */
   crashLoop?: string
+}
+
+/**
+ * How a store is opened: `durability` for a SQLite file; the rest for a PostgreSQL database
+ * (`store::postgres::PgSettings` declares each one's default and range).
+ */
+export interface NativeStoreOptions {
+  /** `"normal"` (the default) or `"full"`. */
+  durability?: string
+  maxConnections?: number
+  connectTimeoutMs?: number
+  statementTimeoutMs?: number
+  schema?: string
 }
 
 /**

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict';
 // CI check of the house rules on foreign APIs: napi only in src/api, V8 only in src/sandbox,
-// SQLite only in src/store, libc only in src/os.rs. Comments are skipped (they may name the
+// SQLite and PostgreSQL only in src/store, libc only in src/os.rs. Comments are skipped (they may name the
 // APIs); any use in code outside its home fails with the file and line.
 const fs = require('node:fs');
 const path = require('node:path');
@@ -11,6 +11,7 @@ const RULES = [
   { what: 'napi', pattern: /\bnapi(_derive)?::|#\[napi\b/, home: 'src/api/' },
   { what: 'V8', pattern: /\bv8::/, home: 'src/sandbox/' },
   { what: 'rusqlite', pattern: /\brusqlite\b/, home: 'src/store/' },
+  { what: 'postgres (the driver)', pattern: /(?<!store::)\b(tokio_)?postgres::|\bextern crate postgres\b/, home: 'src/store/' },
   { what: 'libc', pattern: /\blibc::/, home: 'src/os.rs' },
 ];
 
@@ -39,4 +40,4 @@ if (problems.length > 0) {
   console.error(`boundary check failed (${problems.length}):\n${problems.join('\n')}`);
   process.exit(1);
 }
-console.log(`boundary check: napi, V8, rusqlite and libc stay in their modules (${RULES.length} rules)`);
+console.log(`boundary check: napi, V8, rusqlite, postgres and libc stay in their modules (${RULES.length} rules)`);

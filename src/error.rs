@@ -19,16 +19,20 @@ pub enum ErrorCode {
     /// The durable runtime's store could not be read or written (SQLite, the file system, or a
     /// file written by a newer version).
     Store,
+    /// The durable runtime's PostgreSQL database could not be reached or did not answer in
+    /// time; nothing of the operation was written. Worth retrying later.
+    StoreUnavailable,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 6] = [
+    pub const ALL: [ErrorCode; 7] = [
         ErrorCode::QueueFull,
         ErrorCode::Disposed,
         ErrorCode::WorkerLost,
         ErrorCode::InvalidArgument,
         ErrorCode::HandleClosed,
         ErrorCode::Store,
+        ErrorCode::StoreUnavailable,
     ];
 
     /// The code named by its stable string (as it crosses the executor protocol).
@@ -44,6 +48,7 @@ impl ErrorCode {
             ErrorCode::InvalidArgument => "ERR_INVALID_ARGUMENT",
             ErrorCode::HandleClosed => "ERR_HANDLE_CLOSED",
             ErrorCode::Store => "ERR_STORE",
+            ErrorCode::StoreUnavailable => "ERR_STORE_UNAVAILABLE",
         }
     }
 }
@@ -114,6 +119,11 @@ mod tests {
         assert_eq!(ErrorCode::WorkerLost.as_str(), "ERR_WORKER_LOST");
         assert_eq!(ErrorCode::InvalidArgument.as_str(), "ERR_INVALID_ARGUMENT");
         assert_eq!(ErrorCode::HandleClosed.as_str(), "ERR_HANDLE_CLOSED");
+        assert_eq!(ErrorCode::Store.as_str(), "ERR_STORE");
+        assert_eq!(
+            ErrorCode::StoreUnavailable.as_str(),
+            "ERR_STORE_UNAVAILABLE"
+        );
         for code in ErrorCode::ALL {
             assert_eq!(ErrorCode::from_code(code.as_str()), Some(code));
         }

@@ -8,8 +8,11 @@ const CODES = Object.freeze({
   WORKER_LOST: 'ERR_WORKER_LOST',
   INVALID_ARGUMENT: 'ERR_INVALID_ARGUMENT',
   HANDLE_CLOSED: 'ERR_HANDLE_CLOSED',
-  // The durable runtime's SQLite file could not be read or written.
+  // The durable runtime's store (a SQLite file, a PostgreSQL database) could not be read or written.
   STORE: 'ERR_STORE',
+  // The durable runtime's PostgreSQL database could not be reached or did not answer in time;
+  // nothing of the operation was written, and retrying later is safe.
+  STORE_UNAVAILABLE: 'ERR_STORE_UNAVAILABLE',
 });
 
 const KNOWN = new Set(Object.values(CODES));

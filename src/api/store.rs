@@ -1,18 +1,22 @@
-//! The durable runtime's store, for `lib/runtime/index.js`: one `NativeStore` per SQLite file, every
-//! method taking the runtime name (the partition). Asynchronous: each call is one short SQLite
-//! transaction run on the store's own thread (`store::owner`), and returns a promise, so a file
-//! contended by another process (waiting up to the busy timeout) never blocks the event loop.
-//! Store errors reject with their stable code (`ERR_STORE`; `ERR_INVALID_ARGUMENT` for an
-//! execution or entry that does not exist); values cross as storage-codec JSON text.
+//! The durable runtime's store, for `lib/runtime/index.js`: one `NativeStore` per SQLite file or
+//! PostgreSQL database, every method taking the runtime name (the partition). Asynchronous:
+//! each call is one short transaction run on one of the store's own threads (`store::owner`),
+//! and returns a promise, so a file or row contended by another process (waiting up to the busy
+//! or statement timeout) never blocks the event loop. Store errors reject with their stable code
+//! (`ERR_STORE`; `ERR_STORE_UNAVAILABLE` for a database that cannot be reached;
+//! `ERR_INVALID_ARGUMENT` for an execution or entry that does not exist); values cross as
+//! storage-codec JSON text.
 
 use crate::error::{ErrorCode, Fault};
 use crate::store::owner::StoreOwner;
+use crate::store::postgres::{PgSettings, PgTarget};
 use crate::store::{
     Begun, Call, Decision, Durability, Execution, Lease, LogEntry, Pending, Rejected, Resumed,
-    Snippet, Store, StoreError, MAX_DURABLE_UNITS, STEP_CONNECTOR,
+    Snippet, Store, StoreError, Target, MAX_DURABLE_UNITS, STEP_CONNECTOR,
 };
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use std::sync::Arc;
 
 /// A store failure thrown into JS with its stable code.
 fn thrown(e: StoreError) -> Error<ErrorCode> {
@@ -201,22 +205,73 @@ fn store_gone() -> StoreError {
     StoreError::io("codemode store: its thread has ended".to_string())
 }
 
+/// How a store is opened: `durability` for a SQLite file; the rest for a PostgreSQL database
+/// (`store::postgres::PgSettings` declares each one's default and range).
+#[napi(object)]
+#[derive(Default)]
+pub struct NativeStoreOptions {
+    /// `"normal"` (the default) or `"full"`.
+    pub durability: Option<String>,
+    pub max_connections: Option<i64>,
+    pub connect_timeout_ms: Option<i64>,
+    pub statement_timeout_ms: Option<i64>,
+    pub schema: Option<String>,
+}
+
+/// Where the store lives: a `postgres://` or `postgresql://` URL names a PostgreSQL database,
+/// anything else a SQLite file. Settings that do not apply to it are refused, not ignored.
+fn target_of(
+    location: &str,
+    options: NativeStoreOptions,
+) -> std::result::Result<Target, StoreError> {
+    if PgTarget::is_url(location) {
+        if options.durability.is_some() {
+            return Err(StoreError::invalid(
+                "durability applies to a SQLite file; a PostgreSQL server's durability is its own (synchronous_commit)".to_string(),
+            ));
+        }
+        let settings = PgSettings {
+            max_connections: options.max_connections,
+            connect_timeout_ms: options.connect_timeout_ms,
+            statement_timeout_ms: options.statement_timeout_ms,
+            schema: options.schema,
+        };
+        return Ok(Target::Postgres(Arc::new(PgTarget::parse(
+            location, &settings,
+        )?)));
+    }
+    let postgres_only = [
+        ("maxConnections", options.max_connections.is_some()),
+        ("connectTimeoutMs", options.connect_timeout_ms.is_some()),
+        ("statementTimeoutMs", options.statement_timeout_ms.is_some()),
+        ("schema", options.schema.is_some()),
+    ];
+    if let Some((name, _)) = postgres_only.iter().find(|(_, set)| *set) {
+        return Err(StoreError::invalid(format!(
+            "{name} applies to a PostgreSQL store (a postgres:// URL), not to a SQLite file"
+        )));
+    }
+    let durability = match options.durability.as_deref() {
+        None => Durability::Normal,
+        Some(text) => Durability::parse(text).ok_or_else(|| {
+            StoreError::invalid(format!(
+                "durability must be \"normal\" or \"full\" (got {text:?})"
+            ))
+        })?,
+    };
+    Ok(Target::File(location.to_string(), durability))
+}
+
 #[napi]
 impl NativeStore {
-    /// `durability`: `"normal"` (the default) or `"full"`. Opens the file on the store's own
-    /// thread (and waits for that); every later operation returns a promise.
+    /// `location`: a SQLite file (`:memory:` for a private one), opened on the store's own
+    /// thread (this waits for that); or a `postgres://` URL, connected on first use (this
+    /// connects to nothing). Every later operation returns a promise.
     #[napi(constructor)]
-    pub fn new(path: String, durability: Option<String>) -> Result<Self, ErrorCode> {
-        let durability = match durability.as_deref() {
-            None => Durability::Normal,
-            Some(text) => Durability::parse(text).ok_or_else(|| {
-                thrown(StoreError::missing(format!(
-                    "durability must be \"normal\" or \"full\" (got {text:?})"
-                )))
-            })?,
-        };
+    pub fn new(location: String, options: Option<NativeStoreOptions>) -> Result<Self, ErrorCode> {
+        let target = target_of(&location, options.unwrap_or_default()).map_err(thrown)?;
         Ok(NativeStore {
-            owner: StoreOwner::open(&path, durability).map_err(thrown)?,
+            owner: StoreOwner::open(target).map_err(thrown)?,
         })
     }
 

@@ -1,9 +1,13 @@
-//! The durable runtime's store: executions, their tool-call log and saved snippets in one SQLite
-//! file, partitioned by runtime name. This is the state machine of the Cloudflare runtime facet
-//! (docs/cloudflare-compat.md §6.5); values arrive already encoded by the JS side (the storage codec and its size
-//! checks need JS semantics), so this module only holds SQL and the transitions. Every operation
-//! that decides something runs in one `BEGIN IMMEDIATE` transaction, so two processes sharing
-//! the file can never both take the same decision (e.g. apply one approved action twice).
+//! The durable runtime's store: executions, their tool-call log and saved snippets, partitioned
+//! by runtime name, in one SQLite file (`sqlite.rs`) or one PostgreSQL database
+//! (`postgres.rs`). This is the state machine of the Cloudflare runtime facet
+//! (docs/cloudflare-compat.md §6.5), written once against `sql::Tx`; values arrive already
+//! encoded by the JS side (the storage codec and its size checks need JS semantics), so this
+//! module only holds SQL and the transitions. Every operation that decides something runs in
+//! one write transaction that first holds the run it decides about (`standing`: SQLite's
+//! `BEGIN IMMEDIATE` holds the whole file, PostgreSQL locks the run's row), so two processes
+//! sharing the store can never both take the same decision (e.g. apply one approved action
+//! twice).
 //!
 //! The state machine. An execution ([`Status`]) and each entry of its log ([`EntryState`]):
 //!
@@ -49,16 +53,17 @@
 //! runs at once.
 
 pub mod owner;
+pub mod postgres;
 mod schema;
+mod sql;
+mod sqlite;
 
 use crate::error::ErrorCode;
-use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSqlOutput, ValueRef};
-use rusqlite::{params, Connection, OptionalExtension, ToSql, TransactionBehavior};
-use std::sync::{Mutex, MutexGuard};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
-
-/// How long an operation waits for another process's write lock before failing.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+use postgres::{Migrated, PgConn, PgTarget};
+use sql::{args, Cell, FromCell, Param, Row, Tx};
+use sqlite::SqliteConn;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The connector name under which `codemode.step(name, fn)` results are logged (never reverted
 /// by a rollback). The JS side reads it from here (`durableConstants()`).
@@ -76,7 +81,8 @@ pub struct Lease<'a> {
     pub until_ms: i64,
 }
 
-/// What a write must survive before it returns (SQLite's `synchronous`, in WAL mode).
+/// What a write must survive before it returns (SQLite's `synchronous`, in WAL mode; a
+/// PostgreSQL server decides that itself, with `synchronous_commit`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Durability {
     /// A crash of the process (the default): committed transactions survive; a power loss or
@@ -92,12 +98,6 @@ impl Durability {
             "normal" => Some(Durability::Normal),
             "full" => Some(Durability::Full),
             _ => None,
-        }
-    }
-    fn pragma(self) -> &'static str {
-        match self {
-            Durability::Normal => "NORMAL",
-            Durability::Full => "FULL",
         }
     }
 }
@@ -150,9 +150,13 @@ fn live(until: Option<i64>, now: i64) -> bool {
     until.is_some_and(|until| until >= now)
 }
 
-/// A store failure, with a stable code: `ERR_STORE` when the file cannot be read or written
-/// (SQLite's own error, a directory that cannot be made, a schema newer than this build), or
-/// `ERR_INVALID_ARGUMENT` when the caller named an execution or entry that does not exist.
+/// A store failure, with a stable code:
+/// - `ERR_STORE` when the store cannot be read or written (the database's own error, a
+///   directory that cannot be made, a schema newer than this build);
+/// - `ERR_STORE_UNAVAILABLE` when a PostgreSQL server cannot be reached or does not answer in
+///   time (nothing of the operation was written; try again later);
+/// - `ERR_INVALID_ARGUMENT` when the caller named an execution or entry that does not exist,
+///   or gave settings or values the store cannot take.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoreError {
     pub code: ErrorCode,
@@ -172,6 +176,9 @@ impl StoreError {
             message,
         }
     }
+    pub fn invalid(message: String) -> StoreError {
+        StoreError::missing(message)
+    }
 }
 
 impl std::fmt::Display for StoreError {
@@ -180,13 +187,7 @@ impl std::fmt::Display for StoreError {
     }
 }
 
-impl From<rusqlite::Error> for StoreError {
-    fn from(e: rusqlite::Error) -> Self {
-        StoreError::io(format!("codemode store: {e}"))
-    }
-}
-
-/// Declares a state enum stored as text, with its SQL conversions.
+/// Declares a state enum stored as text, with its conversions to and from a column.
 macro_rules! stored_enum {
     ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
         $(#[$doc])*
@@ -195,7 +196,7 @@ macro_rules! stored_enum {
 
         impl $name {
             pub const ALL: &'static [$name] = &[$($name::$variant),+];
-            /// The text stored in the file and shown to JS.
+            /// The text stored in the database and shown to JS.
             pub fn as_str(self) -> &'static str {
                 match self { $($name::$variant => $text),+ }
             }
@@ -210,18 +211,15 @@ macro_rules! stored_enum {
             }
         }
 
-        impl ToSql for $name {
-            fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-                Ok(ToSqlOutput::from(self.as_str()))
+        impl From<$name> for Param<'static> {
+            fn from(value: $name) -> Self {
+                Param::Text(value.as_str())
             }
         }
 
-        impl FromSql for $name {
-            fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-                let text = value.as_str()?;
-                $name::parse(text).ok_or_else(|| FromSqlError::Other(
-                    format!("unknown {} {text:?}", stringify!($name)).into(),
-                ))
+        impl FromCell for $name {
+            fn from_cell(cell: Cell) -> Option<Self> {
+                String::from_cell(cell).and_then(|text| $name::parse(&text))
             }
         }
     };
@@ -353,8 +351,25 @@ pub struct Call<'a> {
     pub idempotent: bool,
 }
 
+/// Where a store keeps its state.
+pub enum Target {
+    /// A SQLite file (`:memory:` for a private in-memory one).
+    File(String, Durability),
+    /// A PostgreSQL database.
+    Postgres(Arc<PgTarget>),
+}
+
+/// The connection of one store.
+enum Conn {
+    Sqlite(SqliteConn),
+    // Boxed: a connection with its prepared statements is several times a SQLite handle.
+    Postgres(Box<PgConn>),
+}
+
+/// The state machine over one connection. Owned by one thread (`owner.rs`); the lock only
+/// makes it `Sync` for tests that share one between threads.
 pub struct Store {
-    conn: Mutex<Connection>,
+    conn: Mutex<Conn>,
 }
 
 fn now_ms() -> i64 {
@@ -365,46 +380,42 @@ fn now_ms() -> i64 {
 }
 
 impl Store {
-    /// Opens (creating if needed) the store at `path` (`:memory:` for a private in-memory one).
+    /// Opens (creating if needed) the SQLite store at `path` (`:memory:` for a private
+    /// in-memory one).
     pub fn open(path: &str, durability: Durability) -> StoreResult<Store> {
-        let conn = if path == ":memory:" {
-            Connection::open_in_memory()?
-        } else {
-            if let Some(parent) = std::path::Path::new(path).parent() {
-                if !parent.as_os_str().is_empty() {
-                    std::fs::create_dir_all(parent).map_err(|e| {
-                        StoreError::io(format!(
-                            "codemode store: cannot create {}: {e}",
-                            parent.display()
-                        ))
-                    })?;
-                }
-            }
-            Connection::open(path)?
-        };
-        conn.busy_timeout(BUSY_TIMEOUT)?;
-        if path != ":memory:" {
-            conn.pragma_update(None, "journal_mode", "WAL")?;
-            conn.pragma_update(None, "synchronous", durability.pragma())?;
-        }
-        schema::migrate(&conn)?;
         Ok(Store {
-            conn: Mutex::new(conn),
+            conn: Mutex::new(Conn::Sqlite(SqliteConn::open(path, durability)?)),
         })
     }
 
-    fn lock(&self) -> MutexGuard<'_, Connection> {
+    /// A store on a PostgreSQL database, connected on its first operation (and again after
+    /// the connection broke); the first of a store's connections to connect migrates.
+    pub fn postgres(target: Arc<PgTarget>, migrated: Migrated) -> Store {
+        Store {
+            conn: Mutex::new(Conn::Postgres(Box::new(PgConn::new(target, migrated)))),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Conn> {
         self.conn.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Runs `f` in one write transaction (taken at once, so decisions serialize across
-    /// processes).
-    fn write<T>(&self, f: impl FnOnce(&rusqlite::Transaction) -> StoreResult<T>) -> StoreResult<T> {
-        let mut conn = self.lock();
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let out = f(&tx)?;
-        tx.commit()?;
-        Ok(out)
+    /// Runs `f` in one write transaction: decisions of every process sharing the database
+    /// take effect one after the other (`f` may run more than once on PostgreSQL: only its
+    /// last run's writes are kept).
+    fn write<T>(&self, f: impl FnMut(&mut dyn Tx) -> StoreResult<T>) -> StoreResult<T> {
+        match &mut *self.lock() {
+            Conn::Sqlite(conn) => conn.write(f),
+            Conn::Postgres(conn) => conn.write(f),
+        }
+    }
+
+    /// Runs `f` in one read transaction (one consistent state of the database).
+    fn read<T>(&self, f: impl FnMut(&mut dyn Tx) -> StoreResult<T>) -> StoreResult<T> {
+        match &mut *self.lock() {
+            Conn::Sqlite(conn) => conn.read(f),
+            Conn::Postgres(conn) => conn.read(f),
+        }
     }
 
     /// Inserts a `running` execution held by `lease`, then prunes terminal executions beyond
@@ -422,30 +433,17 @@ impl Store {
         lease: &Lease<'_>,
         key: Option<&str>,
     ) -> StoreResult<Begun> {
-        self.write(|tx| {
+        let begun = self.write(|tx| {
             let now = now_ms();
-            if let Some(key) = key {
-                let existing: Option<(String, Status, Option<i64>)> = tx
-                    .query_row(
-                        "SELECT id, status, lease_until FROM cm_executions
-                         WHERE runtime = ?1 AND idempotency_key = ?2",
-                        params![runtime, key],
-                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-                    )
-                    .optional()?;
-                if let Some((existing, status, until)) = existing {
-                    if status == Status::Running && !live(until, now) {
-                        end_run(tx, runtime, &existing, Status::Error, INTERRUPTED, now)?;
-                    }
-                    return Ok(Begun::Existing(existing));
-                }
-            }
-            tx.execute(
+            // Inserted unless the key (or, never in practice, the id) is taken: a concurrent
+            // begin with the same key waits here for the other to commit, then inserts nothing.
+            let inserted = tx.execute(
                 "INSERT INTO cm_executions
                    (runtime, id, code, status, connectors, created_at, updated_at, owner,
                     lease_until, idempotency_key)
-                 VALUES (?1, ?2, ?3, ?6, ?4, ?5, ?5, ?7, ?8, ?9)",
-                params![
+                 VALUES (?1, ?2, ?3, ?6, ?4, ?5, ?5, ?7, ?8, ?9)
+                 ON CONFLICT DO NOTHING",
+                args![
                     runtime,
                     id,
                     code,
@@ -457,9 +455,38 @@ impl Store {
                     key
                 ],
             )?;
-            prune(tx, runtime, max_executions, Some(id))?;
-            Ok(Begun::Started)
-        })
+            if inserted == 1 {
+                return Ok(Begun::Started);
+            }
+            let Some(key) = key else {
+                return Err(StoreError::io(format!(
+                    "codemode store: an execution \"{id}\" exists already"
+                )));
+            };
+            let mut row = tx
+                .query_opt(
+                    "SELECT id FROM cm_executions WHERE runtime = ?1 AND idempotency_key = ?2",
+                    args![runtime, key],
+                )?
+                .ok_or_else(|| {
+                    StoreError::io(format!(
+                        "codemode store: an execution \"{id}\" exists already"
+                    ))
+                })?;
+            let existing: String = row.get(0)?;
+            if let Some(run) = standing(tx, runtime, &existing)? {
+                if run.status == Status::Running && !live(run.lease_until, now) {
+                    end_run(tx, runtime, &existing, Status::Error, INTERRUPTED, now)?;
+                }
+            }
+            Ok(Begun::Existing(existing))
+        })?;
+        // Housekeeping in a transaction of its own: it reads many runs, and starting one need
+        // not wait for that (a crash between the two leaves the pruning to the next begin).
+        if begun == Begun::Started {
+            self.write(|tx| prune(tx, runtime, max_executions, Some(id)))?;
+        }
+        Ok(begun)
     }
 
     /// A paused execution becomes running again, held by `lease`, with its calls in doubt
@@ -496,12 +523,12 @@ impl Store {
             tx.execute(
                 "UPDATE cm_log SET state = ?3
                  WHERE runtime = ?1 AND execution_id = ?2 AND state = ?4",
-                params![runtime, id, EntryState::Pending, EntryState::InDoubt],
+                args![runtime, id, EntryState::Pending, EntryState::InDoubt],
             )?;
             tx.execute(
                 "UPDATE cm_executions SET status = ?4, updated_at = ?3, owner = ?5, lease_until = ?6
                  WHERE runtime = ?1 AND id = ?2",
-                params![runtime, id, now, Status::Running, lease.owner, lease.until_ms],
+                args![runtime, id, now, Status::Running, lease.owner, lease.until_ms],
             )?;
             Ok(Resumed::Resumed)
         })
@@ -514,7 +541,7 @@ impl Store {
             Ok(tx.execute(
                 "UPDATE cm_executions SET lease_until = ?4
                  WHERE runtime = ?1 AND id = ?2 AND owner = ?3",
-                params![runtime, id, lease.owner, lease.until_ms],
+                args![runtime, id, lease.owner, lease.until_ms],
             )? == 1)
         })
     }
@@ -528,7 +555,7 @@ impl Store {
             Ok(tx.execute(
                 "UPDATE cm_executions SET owner = NULL, lease_until = NULL
                  WHERE runtime = ?1 AND id = ?2 AND owner = ?3",
-                params![runtime, id, owner],
+                args![runtime, id, owner],
             )? == 1)
         })
     }
@@ -541,7 +568,7 @@ impl Store {
                 "UPDATE cm_executions SET owner = ?3, lease_until = ?4, updated_at = ?5
                  WHERE runtime = ?1 AND id = ?2 AND status = ?6
                    AND (lease_until IS NULL OR lease_until < ?5)",
-                params![
+                args![
                     runtime,
                     id,
                     lease.owner,
@@ -555,20 +582,23 @@ impl Store {
 
     /// Running executions and their holders, oldest first (what recovery looks at).
     pub fn running(&self, runtime: &str) -> StoreResult<Vec<RunningRun>> {
-        let conn = self.lock();
-        let mut stmt = conn.prepare(
-            "SELECT id, owner, lease_until, idempotency_key FROM cm_executions
-             WHERE runtime = ?1 AND status = ?2 ORDER BY created_at, id",
-        )?;
-        let rows = stmt.query_map(params![runtime, Status::Running], |r| {
-            Ok(RunningRun {
-                id: r.get(0)?,
-                owner: r.get(1)?,
-                lease_until: r.get(2)?,
-                idempotency_key: r.get(3)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        self.read(|tx| {
+            let rows = tx.query(
+                "SELECT id, owner, lease_until, idempotency_key FROM cm_executions
+                 WHERE runtime = ?1 AND status = ?2 ORDER BY created_at, id",
+                args![runtime, Status::Running],
+            )?;
+            rows.into_iter()
+                .map(|mut r| {
+                    Ok(RunningRun {
+                        id: r.get(0)?,
+                        owner: r.get(1)?,
+                        lease_until: r.get(2)?,
+                        idempotency_key: r.get(3)?,
+                    })
+                })
+                .collect()
+        })
     }
 
     /// A person's word on a call in doubt: it did take effect, with `result` (storage-codec
@@ -581,6 +611,7 @@ impl Store {
         result: Option<&str>,
     ) -> StoreResult<bool> {
         self.write(|tx| {
+            standing(tx, runtime, id)?;
             let Some(entry) = entry_at(tx, runtime, id, seq)? else {
                 return Ok(false);
             };
@@ -590,7 +621,7 @@ impl Store {
             tx.execute(
                 "UPDATE cm_log SET result = ?4, state = ?5
                  WHERE runtime = ?1 AND execution_id = ?2 AND seq = ?3",
-                params![runtime, id, seq, result, EntryState::Applied],
+                args![runtime, id, seq, result, EntryState::Applied],
             )?;
             touch(tx, runtime, id, now_ms())?;
             Ok(true)
@@ -619,8 +650,7 @@ impl Store {
                 return Ok(Decision::Pause);
             }
             let now = now_ms();
-            let existing = entry_at(tx, runtime, id, call.seq)?;
-            if let Some(entry) = existing {
+            if let Some((entry, recorded_stable)) = entry_with_stable(tx, runtime, id, call.seq)? {
                 if entry.connector != call.connector || entry.method != call.method {
                     let detail = format!(
                         "expected {}.{}, got {}.{}. Code must be deterministic up to tool calls and steps. Wrap nondeterministic work in codemode.step(name, fn).",
@@ -629,11 +659,6 @@ impl Store {
                     fail_run(tx, runtime, id, call.seq, &divergence(call.seq, &detail), now)?;
                     return Ok(Decision::Pause);
                 }
-                let recorded_stable: Option<String> = tx.query_row(
-                    "SELECT args_stable FROM cm_log WHERE runtime = ?1 AND execution_id = ?2 AND seq = ?3",
-                    params![runtime, id, call.seq],
-                    |r| r.get(0),
-                )?;
                 if let (Some(recorded), Some(now_stable)) = (&recorded_stable, &call.args_stable) {
                     if recorded != now_stable {
                         let detail = format!(
@@ -669,7 +694,7 @@ impl Store {
                         tx.execute(
                             "UPDATE cm_executions SET status = ?4, updated_at = ?3
                              WHERE runtime = ?1 AND id = ?2",
-                            params![runtime, id, now, Status::Paused],
+                            args![runtime, id, now, Status::Paused],
                         )?;
                         return Ok(Decision::Pause);
                     }
@@ -679,7 +704,7 @@ impl Store {
             }
             // A fresh call.
             let args = match &call.args {
-                Ok(args) => args.clone(),
+                Ok(args) => args.as_deref(),
                 Err(message) => {
                     fail_run(tx, runtime, id, call.seq, message, now)?;
                     return Ok(Decision::Pause);
@@ -691,18 +716,23 @@ impl Store {
                 EntryState::Executing
             };
             tx.execute(
-                "INSERT OR REPLACE INTO cm_log
+                "INSERT INTO cm_log
                    (runtime, execution_id, seq, connector, method, args, args_stable, result,
                     requires_approval, ephemeral, state)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, ?8, ?9, ?10)",
-                params![
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, ?8, ?9, ?10)
+                 ON CONFLICT (runtime, execution_id, seq) DO UPDATE SET
+                   connector = excluded.connector, method = excluded.method,
+                   args = excluded.args, args_stable = excluded.args_stable, result = NULL,
+                   requires_approval = excluded.requires_approval,
+                   ephemeral = excluded.ephemeral, state = excluded.state",
+                args![
                     runtime,
                     id,
                     call.seq,
                     call.connector,
                     call.method,
                     args,
-                    call.recorded_stable,
+                    &call.recorded_stable,
                     call.requires_approval,
                     call.ephemeral,
                     state
@@ -712,7 +742,7 @@ impl Store {
                 tx.execute(
                     "UPDATE cm_executions SET status = ?4, updated_at = ?3
                      WHERE runtime = ?1 AND id = ?2",
-                    params![runtime, id, now, Status::Paused],
+                    args![runtime, id, now, Status::Paused],
                 )?;
                 return Ok(Decision::Pause);
             }
@@ -730,6 +760,7 @@ impl Store {
         result: Result<Option<String>, String>,
     ) -> StoreResult<()> {
         self.write(|tx| {
+            standing(tx, runtime, id)?;
             let Some(entry) = entry_at(tx, runtime, id, seq)? else {
                 return Err(StoreError::missing(format!("No log entry at step {seq}")));
             };
@@ -742,10 +773,10 @@ impl Store {
             let stored = if entry.ephemeral {
                 None
             } else {
-                match result {
-                    Ok(value) => value,
+                match &result {
+                    Ok(value) => value.as_deref(),
                     Err(message) => {
-                        fail_run(tx, runtime, id, seq, &message, now)?;
+                        fail_run(tx, runtime, id, seq, message, now)?;
                         return Ok(());
                     }
                 }
@@ -753,7 +784,7 @@ impl Store {
             tx.execute(
                 "UPDATE cm_log SET result = ?4, state = ?5
                  WHERE runtime = ?1 AND execution_id = ?2 AND seq = ?3",
-                params![runtime, id, seq, stored, EntryState::Applied],
+                args![runtime, id, seq, stored, EntryState::Applied],
             )?;
             touch(tx, runtime, id, now)?;
             Ok(())
@@ -776,7 +807,7 @@ impl Store {
                 "UPDATE cm_executions SET status = ?6, result = ?3, logs = ?4, updated_at = ?5,
                    owner = NULL, lease_until = NULL
                  WHERE runtime = ?1 AND id = ?2 AND status = ?7 AND owner = ?8",
-                params![
+                args![
                     runtime,
                     id,
                     result,
@@ -805,7 +836,7 @@ impl Store {
                 "UPDATE cm_executions SET status = ?6, error = ?3, logs = ?4, updated_at = ?5,
                    owner = NULL, lease_until = NULL
                  WHERE runtime = ?1 AND id = ?2 AND status = ?7 AND owner = ?8",
-                params![
+                args![
                     runtime,
                     id,
                     cut_utf16(error, MAX_DURABLE_UNITS),
@@ -822,32 +853,34 @@ impl Store {
     /// Pending actions: of one execution (only while it is paused), or of every paused one
     /// (newest execution first, seq ascending within one).
     pub fn list_pending(&self, runtime: &str, id: Option<&str>) -> StoreResult<Vec<Pending>> {
-        let conn = self.lock();
-        let mut stmt = conn.prepare(
-            "SELECT l.execution_id, l.seq, l.connector, l.method, l.args, l.state
-             FROM cm_log l JOIN cm_executions e ON e.runtime = l.runtime AND e.id = l.execution_id
-             WHERE l.runtime = ?1 AND l.state IN (?3, ?5) AND e.status = ?4
-               AND (?2 IS NULL OR e.id = ?2)
-             ORDER BY e.created_at DESC, e.id DESC, l.seq ASC",
-        )?;
-        let bound = params![
-            runtime,
-            id,
-            EntryState::Pending,
-            Status::Paused,
-            EntryState::InDoubt
-        ];
-        let rows = stmt.query_map(bound, |r| {
-            Ok(Pending {
-                execution_id: r.get(0)?,
-                seq: r.get(1)?,
-                connector: r.get(2)?,
-                method: r.get(3)?,
-                args: r.get(4)?,
-                in_doubt: r.get::<_, EntryState>(5)? == EntryState::InDoubt,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        self.read(|tx| {
+            let rows = tx.query(
+                "SELECT l.execution_id, l.seq, l.connector, l.method, l.args, l.state
+                 FROM cm_log l JOIN cm_executions e ON e.runtime = l.runtime AND e.id = l.execution_id
+                 WHERE l.runtime = ?1 AND l.state IN (?3, ?5) AND e.status = ?4
+                   AND (CAST(?2 AS TEXT) IS NULL OR e.id = ?2)
+                 ORDER BY e.created_at DESC, e.id DESC, l.seq ASC",
+                args![
+                    runtime,
+                    id,
+                    EntryState::Pending,
+                    Status::Paused,
+                    EntryState::InDoubt
+                ],
+            )?;
+            rows.into_iter()
+                .map(|mut r| {
+                    Ok(Pending {
+                        execution_id: r.get(0)?,
+                        seq: r.get(1)?,
+                        connector: r.get(2)?,
+                        method: r.get(3)?,
+                        args: r.get(4)?,
+                        in_doubt: r.get::<EntryState>(5)? == EntryState::InDoubt,
+                    })
+                })
+                .collect()
+        })
     }
 
     /// Rejects the pending action at `seq` (or declines to retry a call in doubt): a pending
@@ -857,10 +890,6 @@ impl Store {
     /// run still holds it.
     pub fn reject(&self, runtime: &str, id: &str, seq: i64) -> StoreResult<Rejected> {
         self.write(|tx| {
-            let Some(entry) = entry_at(tx, runtime, id, seq)? else {
-                return Ok(Rejected::NotPending);
-            };
-            let now = now_ms();
             let Some(Standing {
                 status,
                 lease_until: until,
@@ -869,6 +898,10 @@ impl Store {
             else {
                 return Ok(Rejected::NotPending);
             };
+            let Some(entry) = entry_at(tx, runtime, id, seq)? else {
+                return Ok(Rejected::NotPending);
+            };
+            let now = now_ms();
             let waiting = matches!(entry.state, EntryState::Pending | EntryState::InDoubt);
             if !waiting || status != Status::Paused {
                 return Ok(Rejected::NotPending);
@@ -892,7 +925,7 @@ impl Store {
             tx.execute(
                 "UPDATE cm_executions SET status = ?5, error = ?3, updated_at = ?4
                  WHERE runtime = ?1 AND id = ?2",
-                params![runtime, id, error, now, Status::Rejected],
+                args![runtime, id, &error, now, Status::Rejected],
             )?;
             Ok(Rejected::Rejected)
         })
@@ -904,30 +937,33 @@ impl Store {
     pub fn expire_paused(&self, runtime: &str, max_age_ms: i64) -> StoreResult<Vec<String>> {
         self.write(|tx| {
             let now = now_ms();
-            let cutoff = now - max_age_ms;
-            let stale: Vec<(String, Status)> = {
-                let mut stmt = tx.prepare(
-                    "SELECT id, status FROM cm_executions
-                     WHERE runtime = ?1 AND status IN (?3, ?4) AND updated_at < ?2
-                       AND (lease_until IS NULL OR lease_until < ?5)
-                     ORDER BY created_at DESC, id DESC",
-                )?;
-                let bound = params![runtime, cutoff, Status::Paused, Status::Running, now];
-                let rows = stmt.query_map(bound, |r| Ok((r.get(0)?, r.get(1)?)))?;
-                rows.collect::<Result<_, _>>()?
-            };
+            let cutoff = now.saturating_sub(max_age_ms);
+            let stale = tx.query(
+                "SELECT id, status FROM cm_executions
+                 WHERE runtime = ?1 AND status IN (?3, ?4) AND updated_at < ?2
+                   AND (lease_until IS NULL OR lease_until < ?5)
+                 ORDER BY created_at DESC, id DESC",
+                args![runtime, cutoff, Status::Paused, Status::Running, now],
+            )?;
             let mut changed = Vec::new();
-            for (id, status) in stale {
-                let (next, error) = if status == Status::Paused {
-                    (Status::Rejected, "Expired awaiting approval")
-                } else {
-                    (
+            for mut row in stale {
+                let id: String = row.get(0)?;
+                // Selected above without holding it: looked at again once held (on SQLite the
+                // transaction holds the file, and nothing changed since).
+                let Some(run) = standing(tx, runtime, &id)? else {
+                    continue;
+                };
+                if run.updated_at >= cutoff || live(run.lease_until, now) {
+                    continue;
+                }
+                let (next, error) = match run.status {
+                    Status::Paused => (Status::Rejected, "Expired awaiting approval"),
+                    Status::Running => (
                         Status::Error,
                         "Expired while running — the host never completed the pass",
-                    )
+                    ),
+                    _ => continue,
                 };
-                // Selected above in this same transaction: it is still `status`, and its lease
-                // has lapsed.
                 end_run(tx, runtime, &id, next, error, now)?;
                 changed.push(id);
             }
@@ -938,27 +974,32 @@ impl Store {
     /// Entries other than steps whose effect is or may be in force, newest first (what a
     /// rollback reverts): applied ones, and those executing or in doubt (result unknown).
     pub fn actions_to_revert(&self, runtime: &str, id: &str) -> StoreResult<Vec<LogEntry>> {
-        let conn = self.lock();
-        let mut stmt = conn.prepare(&format!(
-            "SELECT {ENTRY_COLUMNS} FROM cm_log
-             WHERE runtime = ?1 AND execution_id = ?2 AND state IN (?4, ?5, ?6)
-               AND connector <> ?3
-             ORDER BY seq DESC"
-        ))?;
-        let bound = params![
-            runtime,
-            id,
-            STEP_CONNECTOR,
-            EntryState::Applied,
-            EntryState::Executing,
-            EntryState::InDoubt
-        ];
-        let rows = stmt.query_map(bound, entry_row)?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        self.read(|tx| {
+            let rows = tx.query(
+                concat!(
+                    "SELECT ",
+                    entry_columns!(),
+                    " FROM cm_log
+                     WHERE runtime = ?1 AND execution_id = ?2 AND state IN (?4, ?5, ?6)
+                       AND connector <> ?3
+                     ORDER BY seq DESC"
+                ),
+                args![
+                    runtime,
+                    id,
+                    STEP_CONNECTOR,
+                    EntryState::Applied,
+                    EntryState::Executing,
+                    EntryState::InDoubt
+                ],
+            )?;
+            rows.into_iter().map(entry_row).collect()
+        })
     }
 
     pub fn mark_reverted(&self, runtime: &str, id: &str, seq: i64) -> StoreResult<()> {
         self.write(|tx| {
+            standing(tx, runtime, id)?;
             if entry_at(tx, runtime, id, seq)?.is_some() {
                 set_entry_state(tx, runtime, id, seq, EntryState::Reverted)?;
                 touch(tx, runtime, id, now_ms())?;
@@ -972,72 +1013,69 @@ impl Store {
             tx.execute(
                 "UPDATE cm_executions SET status = ?4, updated_at = ?3
                  WHERE runtime = ?1 AND id = ?2",
-                params![runtime, id, now_ms(), Status::RolledBack],
+                args![runtime, id, now_ms(), Status::RolledBack],
             )?;
             Ok(())
         })
     }
 
     pub fn get_execution(&self, runtime: &str, id: &str) -> StoreResult<Option<Execution>> {
-        let conn = self.lock();
-        let execution = conn
-            .query_row(
-                &format!(
-                    "SELECT {EXECUTION_COLUMNS} FROM cm_executions WHERE runtime = ?1 AND id = ?2"
+        self.read(|tx| {
+            let row = tx.query_opt(
+                concat!(
+                    "SELECT ",
+                    execution_columns!(),
+                    " FROM cm_executions WHERE runtime = ?1 AND id = ?2"
                 ),
-                params![runtime, id],
-                execution_row,
-            )
-            .optional()?;
-        match execution {
-            None => Ok(None),
-            Some(mut e) => {
-                e.log = log_of(&conn, runtime, id)?;
-                Ok(Some(e))
+                args![runtime, id],
+            )?;
+            match row {
+                None => Ok(None),
+                Some(row) => {
+                    let mut e = execution_row(row)?;
+                    e.log = log_of(tx, runtime, id)?;
+                    Ok(Some(e))
+                }
             }
-        }
+        })
     }
 
-    /// Executions newest first, each with its log; `limit` caps the count.
+    /// Executions newest first, each with its log; `limit` caps the count (none, or a
+    /// negative one: all).
     pub fn list_executions(
         &self,
         runtime: &str,
         limit: Option<i64>,
     ) -> StoreResult<Vec<Execution>> {
-        let conn = self.lock();
-        let mut stmt = conn.prepare(&format!(
-            "SELECT {EXECUTION_COLUMNS} FROM cm_executions WHERE runtime = ?1
-             ORDER BY created_at DESC, id DESC LIMIT ?2"
-        ))?;
-        let rows = stmt.query_map(params![runtime, limit.unwrap_or(-1)], execution_row)?;
-        let mut out: Vec<Execution> = rows.collect::<Result<_, _>>()?;
-        for e in &mut out {
-            e.log = log_of(&conn, runtime, &e.id)?;
-        }
-        Ok(out)
+        let limit = limit.filter(|n| *n >= 0).unwrap_or(i64::MAX);
+        self.read(|tx| {
+            let rows = tx.query(
+                concat!(
+                    "SELECT ",
+                    execution_columns!(),
+                    " FROM cm_executions WHERE runtime = ?1
+                     ORDER BY created_at DESC, id DESC LIMIT ?2"
+                ),
+                args![runtime, limit],
+            )?;
+            let mut out = Vec::with_capacity(rows.len());
+            for row in rows {
+                let mut e = execution_row(row)?;
+                e.log = log_of(tx, runtime, &e.id)?;
+                out.push(e);
+            }
+            Ok(out)
+        })
     }
 
     /// Deletes an execution and its log. Returns its status if it existed.
     pub fn delete_execution(&self, runtime: &str, id: &str) -> StoreResult<Option<Status>> {
         self.write(|tx| {
-            let status: Option<Status> = tx
-                .query_row(
-                    "SELECT status FROM cm_executions WHERE runtime = ?1 AND id = ?2",
-                    params![runtime, id],
-                    |r| r.get(0),
-                )
-                .optional()?;
-            if status.is_some() {
-                tx.execute(
-                    "DELETE FROM cm_log WHERE runtime = ?1 AND execution_id = ?2",
-                    params![runtime, id],
-                )?;
-                tx.execute(
-                    "DELETE FROM cm_executions WHERE runtime = ?1 AND id = ?2",
-                    params![runtime, id],
-                )?;
-            }
-            Ok(status)
+            let Some(Standing { status, .. }) = standing(tx, runtime, id)? else {
+                return Ok(None);
+            };
+            delete_run(tx, runtime, id)?;
+            Ok(Some(status))
         })
     }
 
@@ -1050,59 +1088,78 @@ impl Store {
     pub fn save_snippet(&self, runtime: &str, snippet: &Snippet) -> StoreResult<()> {
         self.write(|tx| {
             tx.execute(
-                "INSERT OR REPLACE INTO cm_snippets
+                "INSERT INTO cm_snippets
                    (runtime, name, description, code, saved_at, input_schema, connectors)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                 ON CONFLICT (runtime, name) DO UPDATE SET
+                   description = excluded.description, code = excluded.code,
+                   saved_at = excluded.saved_at, input_schema = excluded.input_schema,
+                   connectors = excluded.connectors",
+                args![
                     runtime,
-                    snippet.name,
-                    snippet.description,
-                    snippet.code,
+                    &snippet.name,
+                    &snippet.description,
+                    &snippet.code,
                     snippet.saved_at,
-                    snippet.input_schema,
-                    snippet.connectors
+                    &snippet.input_schema,
+                    &snippet.connectors
                 ],
             )?;
             Ok(())
         })
     }
 
-    /// All snippets, by name (binary collation).
+    /// All snippets, by name, byte by byte (each schema collates the column so).
     pub fn snippets(&self, runtime: &str) -> StoreResult<Vec<Snippet>> {
-        let conn = self.lock();
-        let mut stmt = conn.prepare(
-            "SELECT name, description, code, saved_at, input_schema, connectors
-             FROM cm_snippets WHERE runtime = ?1 ORDER BY name COLLATE BINARY",
-        )?;
-        let rows = stmt.query_map(params![runtime], |r| {
-            Ok(Snippet {
-                name: r.get(0)?,
-                description: r.get(1)?,
-                code: r.get(2)?,
-                saved_at: r.get(3)?,
-                input_schema: r.get(4)?,
-                connectors: r.get(5)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        self.read(|tx| {
+            let rows = tx.query(
+                "SELECT name, description, code, saved_at, input_schema, connectors
+                 FROM cm_snippets WHERE runtime = ?1 ORDER BY name",
+                args![runtime],
+            )?;
+            rows.into_iter()
+                .map(|mut r| {
+                    Ok(Snippet {
+                        name: r.get(0)?,
+                        description: r.get(1)?,
+                        code: r.get(2)?,
+                        saved_at: r.get(3)?,
+                        input_schema: r.get(4)?,
+                        connectors: r.get(5)?,
+                    })
+                })
+                .collect()
+        })
     }
 
     pub fn delete_snippet(&self, runtime: &str, name: &str) -> StoreResult<bool> {
         self.write(|tx| {
             Ok(tx.execute(
                 "DELETE FROM cm_snippets WHERE runtime = ?1 AND name = ?2",
-                params![runtime, name],
+                args![runtime, name],
             )? == 1)
         })
     }
 }
 
-const EXECUTION_COLUMNS: &str = "id, code, status, result, error, logs, connectors, created_at,
-     updated_at, owner, lease_until, idempotency_key";
-const ENTRY_COLUMNS: &str =
-    "seq, connector, method, args, result, requires_approval, ephemeral, state";
+/// The columns `execution_row` reads, in its order.
+macro_rules! execution_columns {
+    () => {
+        "id, code, status, result, error, logs, connectors, created_at, updated_at, owner,
+         lease_until, idempotency_key"
+    };
+}
+use execution_columns;
 
-fn execution_row(r: &rusqlite::Row) -> rusqlite::Result<Execution> {
+/// The columns `entry_row` reads, in its order.
+macro_rules! entry_columns {
+    () => {
+        "seq, connector, method, args, result, requires_approval, ephemeral, state"
+    };
+}
+use entry_columns;
+
+fn execution_row(mut r: Row) -> StoreResult<Execution> {
     Ok(Execution {
         id: r.get(0)?,
         code: r.get(1)?,
@@ -1120,7 +1177,7 @@ fn execution_row(r: &rusqlite::Row) -> rusqlite::Result<Execution> {
     })
 }
 
-fn entry_row(r: &rusqlite::Row) -> rusqlite::Result<LogEntry> {
+fn entry_row(mut r: Row) -> StoreResult<LogEntry> {
     Ok(LogEntry {
         seq: r.get(0)?,
         connector: r.get(1)?,
@@ -1133,44 +1190,62 @@ fn entry_row(r: &rusqlite::Row) -> rusqlite::Result<LogEntry> {
     })
 }
 
-fn log_of(conn: &Connection, runtime: &str, id: &str) -> StoreResult<Vec<LogEntry>> {
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {ENTRY_COLUMNS} FROM cm_log WHERE runtime = ?1 AND execution_id = ?2 ORDER BY seq"
-    ))?;
-    let rows = stmt.query_map(params![runtime, id], entry_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+fn log_of(tx: &mut dyn Tx, runtime: &str, id: &str) -> StoreResult<Vec<LogEntry>> {
+    let rows = tx.query(
+        concat!(
+            "SELECT ",
+            entry_columns!(),
+            " FROM cm_log WHERE runtime = ?1 AND execution_id = ?2 ORDER BY seq"
+        ),
+        args![runtime, id],
+    )?;
+    rows.into_iter().map(entry_row).collect()
 }
 
-fn entry_at(conn: &Connection, runtime: &str, id: &str, seq: i64) -> StoreResult<Option<LogEntry>> {
-    Ok(conn
-        .query_row(
-            &format!(
-                "SELECT {ENTRY_COLUMNS} FROM cm_log WHERE runtime = ?1 AND execution_id = ?2 AND seq = ?3"
-            ),
-            params![runtime, id, seq],
-            entry_row,
-        )
-        .optional()?)
+fn entry_at(tx: &mut dyn Tx, runtime: &str, id: &str, seq: i64) -> StoreResult<Option<LogEntry>> {
+    Ok(entry_with_stable(tx, runtime, id, seq)?.map(|(entry, _)| entry))
+}
+
+/// The entry at `seq`, with the stable form of its recorded arguments (for divergence checks).
+fn entry_with_stable(
+    tx: &mut dyn Tx,
+    runtime: &str,
+    id: &str,
+    seq: i64,
+) -> StoreResult<Option<(LogEntry, Option<String>)>> {
+    let row = tx.query_opt(
+        concat!(
+            "SELECT ",
+            entry_columns!(),
+            ", args_stable FROM cm_log WHERE runtime = ?1 AND execution_id = ?2 AND seq = ?3"
+        ),
+        args![runtime, id, seq],
+    )?;
+    let Some(mut row) = row else {
+        return Ok(None);
+    };
+    let stable: Option<String> = row.get(8)?;
+    Ok(Some((entry_row(row)?, stable)))
 }
 
 fn set_entry_state(
-    conn: &Connection,
+    tx: &mut dyn Tx,
     runtime: &str,
     id: &str,
     seq: i64,
     state: EntryState,
 ) -> StoreResult<()> {
-    conn.execute(
+    tx.execute(
         "UPDATE cm_log SET state = ?4 WHERE runtime = ?1 AND execution_id = ?2 AND seq = ?3",
-        params![runtime, id, seq, state],
+        args![runtime, id, seq, state],
     )?;
     Ok(())
 }
 
-fn touch(conn: &Connection, runtime: &str, id: &str, now: i64) -> StoreResult<()> {
-    conn.execute(
+fn touch(tx: &mut dyn Tx, runtime: &str, id: &str, now: i64) -> StoreResult<()> {
+    tx.execute(
         "UPDATE cm_executions SET updated_at = ?3 WHERE runtime = ?1 AND id = ?2",
-        params![runtime, id, now],
+        args![runtime, id, now],
     )?;
     Ok(())
 }
@@ -1180,54 +1255,58 @@ struct Standing {
     status: Status,
     owner: Option<String>,
     lease_until: Option<i64>,
+    updated_at: i64,
 }
 
-fn standing(conn: &Connection, runtime: &str, id: &str) -> StoreResult<Option<Standing>> {
-    Ok(conn
-        .query_row(
-            "SELECT status, owner, lease_until FROM cm_executions WHERE runtime = ?1 AND id = ?2",
-            params![runtime, id],
-            |r| {
-                Ok(Standing {
-                    status: r.get(0)?,
-                    owner: r.get(1)?,
-                    lease_until: r.get(2)?,
-                })
-            },
-        )
-        .optional()?)
+/// Where the run stands, and the run held until the transaction ends: every write that reads
+/// a run (or its log) before it writes calls this first, so decisions about one run take
+/// effect one after the other (see `sql.rs` on `FOR UPDATE`).
+fn standing(tx: &mut dyn Tx, runtime: &str, id: &str) -> StoreResult<Option<Standing>> {
+    let row = tx.query_opt(
+        "SELECT status, owner, lease_until, updated_at FROM cm_executions
+         WHERE runtime = ?1 AND id = ?2 /*FOR UPDATE*/",
+        args![runtime, id],
+    )?;
+    row.map(|mut r| {
+        Ok(Standing {
+            status: r.get(0)?,
+            owner: r.get(1)?,
+            lease_until: r.get(2)?,
+            updated_at: r.get(3)?,
+        })
+    })
+    .transpose()
 }
 
 /// The seqs of the entries awaiting a decision (approval, or a word on a call in doubt).
-fn waiting_seqs(conn: &Connection, runtime: &str, id: &str) -> StoreResult<Vec<i64>> {
-    let mut stmt = conn.prepare_cached(
+fn waiting_seqs(tx: &mut dyn Tx, runtime: &str, id: &str) -> StoreResult<Vec<i64>> {
+    let rows = tx.query(
         "SELECT seq FROM cm_log WHERE runtime = ?1 AND execution_id = ?2 AND state IN (?3, ?4)
          ORDER BY seq",
+        args![runtime, id, EntryState::Pending, EntryState::InDoubt],
     )?;
-    let bound = params![runtime, id, EntryState::Pending, EntryState::InDoubt];
-    let rows = stmt.query_map(bound, |r| r.get(0))?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    rows.into_iter().map(|mut r| r.get(0)).collect()
 }
 
 /// Ends a run with `status` and `error`, giving up any lease; its pending entries are reverted
 /// (entries in doubt stay so: their effect may be in force).
 fn end_run(
-    conn: &Connection,
+    tx: &mut dyn Tx,
     runtime: &str,
     id: &str,
     status: Status,
     error: &str,
     now: i64,
 ) -> StoreResult<()> {
-    conn.execute(
+    tx.execute(
         "UPDATE cm_executions SET status = ?3, error = ?4, updated_at = ?5, owner = NULL,
            lease_until = NULL
          WHERE runtime = ?1 AND id = ?2",
-        params![runtime, id, status, error, now],
+        args![runtime, id, status, error, now],
     )?;
-    conn.execute(
+    tx.execute(
         "UPDATE cm_log SET state = ?3 WHERE runtime = ?1 AND execution_id = ?2 AND state = ?4",
-        params![runtime, id, EntryState::Reverted, EntryState::Pending],
+        args![runtime, id, EntryState::Reverted, EntryState::Pending],
     )?;
     Ok(())
 }
@@ -1255,17 +1334,17 @@ fn cut_utf16(text: &str, max_units: usize) -> &str {
 /// `#fail` of docs/cloudflare-compat.md: the entry at `seq` (if executing or pending) becomes `error`, and the
 /// execution fails with `message`.
 fn fail_run(
-    conn: &Connection,
+    tx: &mut dyn Tx,
     runtime: &str,
     id: &str,
     seq: i64,
     message: &str,
     now: i64,
 ) -> StoreResult<()> {
-    conn.execute(
+    tx.execute(
         "UPDATE cm_log SET state = ?4
          WHERE runtime = ?1 AND execution_id = ?2 AND seq = ?3 AND state IN (?5, ?6)",
-        params![
+        args![
             runtime,
             id,
             seq,
@@ -1274,11 +1353,11 @@ fn fail_run(
             EntryState::Pending
         ],
     )?;
-    conn.execute(
+    tx.execute(
         "UPDATE cm_executions SET status = ?5, error = ?3, updated_at = ?4, owner = NULL,
            lease_until = NULL
          WHERE runtime = ?1 AND id = ?2",
-        params![
+        args![
             runtime,
             id,
             cut_utf16(message, MAX_DURABLE_UNITS),
@@ -1289,29 +1368,39 @@ fn fail_run(
     Ok(())
 }
 
-fn prune(conn: &Connection, runtime: &str, keep: i64, except: Option<&str>) -> StoreResult<usize> {
-    let doomed: Vec<String> = {
-        let mut stmt = conn.prepare(
-            "SELECT id FROM cm_executions
-             WHERE runtime = ?1 AND status IN (?4, ?5, ?6, ?7) AND (?3 IS NULL OR id <> ?3)
-             ORDER BY created_at DESC, id DESC LIMIT -1 OFFSET ?2",
-        )?;
-        let [a, b, c, d] = Status::TERMINAL;
-        let bound = params![runtime, keep.max(0), except, a, b, c, d];
-        let rows = stmt.query_map(bound, |r| r.get(0))?;
-        rows.collect::<Result<_, _>>()?
-    };
-    for id in &doomed {
-        conn.execute(
-            "DELETE FROM cm_log WHERE runtime = ?1 AND execution_id = ?2",
-            params![runtime, id],
-        )?;
-        conn.execute(
-            "DELETE FROM cm_executions WHERE runtime = ?1 AND id = ?2",
-            params![runtime, id],
-        )?;
+/// Deletes one execution and its log.
+fn delete_run(tx: &mut dyn Tx, runtime: &str, id: &str) -> StoreResult<()> {
+    tx.execute(
+        "DELETE FROM cm_log WHERE runtime = ?1 AND execution_id = ?2",
+        args![runtime, id],
+    )?;
+    tx.execute(
+        "DELETE FROM cm_executions WHERE runtime = ?1 AND id = ?2",
+        args![runtime, id],
+    )?;
+    Ok(())
+}
+
+fn prune(tx: &mut dyn Tx, runtime: &str, keep: i64, except: Option<&str>) -> StoreResult<usize> {
+    let [a, b, c, d] = Status::TERMINAL;
+    // Both dialects read `LIMIT <largest bigint>` as "no limit" (SQLite's `-1` is not
+    // PostgreSQL's).
+    let doomed = tx.query(
+        "SELECT id FROM cm_executions
+         WHERE runtime = ?1 AND status IN (?4, ?5, ?6, ?7) AND (CAST(?3 AS TEXT) IS NULL OR id <> ?3)
+         ORDER BY created_at DESC, id DESC LIMIT 9223372036854775807 OFFSET ?2",
+        args![runtime, keep.max(0), except, a, b, c, d],
+    )?;
+    let mut deleted = 0;
+    for mut row in doomed {
+        let id: String = row.get(0)?;
+        // Held, then looked at again: only a run that is still ended goes.
+        if standing(tx, runtime, &id)?.is_some_and(|run| Status::TERMINAL.contains(&run.status)) {
+            delete_run(tx, runtime, &id)?;
+            deleted += 1;
+        }
     }
-    Ok(doomed.len())
+    Ok(deleted)
 }
 
 #[cfg(test)]

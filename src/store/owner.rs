@@ -1,10 +1,18 @@
-//! The thread that owns one store: every operation runs there, in the order it was asked for,
-//! so the caller (Node's main thread) never waits on SQLite. A transaction that waits for a
-//! file another process has locked (up to the busy timeout) then stalls only this store's
-//! later operations, never the event loop or any run's tool calls.
+//! The threads that own one store, so the caller (Node's main thread) never waits on the
+//! database. A transaction that waits for a file or a row another process has locked (up to
+//! the busy or statement timeout) then stalls only that thread, never the event loop or any
+//! run's tool calls.
+//!
+//! - A SQLite file has one thread, one connection: operations run in the order asked for.
+//! - A PostgreSQL database has up to `maxConnections` threads, one connection each, taking
+//!   operations from one queue: each runs as soon as a connection is free, so operations asked
+//!   for without waiting for the one before may finish in any order (the database serializes
+//!   what they decide). A thread connects when it first gets an operation.
 
-use super::{Durability, Store, StoreError};
+use super::postgres::{Migrated, PgTarget};
+use super::{Durability, Store, StoreError, Target};
 use crossbeam_channel::{Receiver, Sender};
+use std::sync::Arc;
 
 /// One operation: called with the store, or with `None` when the store is gone (its thread
 /// ended), so whoever waits for an answer always gets one.
@@ -17,9 +25,37 @@ pub struct StoreOwner {
 }
 
 impl StoreOwner {
-    /// Opens the store at `path` on a thread of its own and waits for the result (creating the
-    /// file and migrating its schema happen there too).
-    pub fn open(path: &str, durability: Durability) -> Result<StoreOwner, StoreError> {
+    /// The owner threads of the store at `target`: see [`StoreOwner::open_file`] and
+    /// [`StoreOwner::connect`].
+    pub fn open(target: Target) -> Result<StoreOwner, StoreError> {
+        match target {
+            Target::File(path, durability) => StoreOwner::open_file(&path, durability),
+            Target::Postgres(target) => StoreOwner::connect(target),
+        }
+    }
+
+    /// Threads for a PostgreSQL store. Nothing is connected yet: each thread connects when it
+    /// first gets an operation, and a database that cannot be reached fails those operations
+    /// (`ERR_STORE_UNAVAILABLE`), not this call.
+    pub fn connect(target: Arc<PgTarget>) -> Result<StoreOwner, StoreError> {
+        let (jobs, queue) = crossbeam_channel::unbounded::<Job>();
+        let migrated = Migrated::default();
+        for i in 0..target.connections {
+            let store = Store::postgres(target.clone(), migrated.clone());
+            let queue = queue.clone();
+            std::thread::Builder::new()
+                .name(format!("codemode-store-{i}"))
+                .spawn(move || serve(&store, &queue))
+                .map_err(|e| {
+                    StoreError::io(format!("codemode store: cannot start its thread: {e}"))
+                })?;
+        }
+        Ok(StoreOwner { jobs })
+    }
+
+    /// Opens the SQLite store at `path` on a thread of its own and waits for the result
+    /// (creating the file and migrating its schema happen there too).
+    pub fn open_file(path: &str, durability: Durability) -> Result<StoreOwner, StoreError> {
         let (jobs, queue) = crossbeam_channel::unbounded::<Job>();
         let (opened, outcome) = crossbeam_channel::bounded(1);
         let path = path.to_string();
@@ -65,7 +101,7 @@ mod tests {
 
     #[test]
     fn operations_run_on_the_owner_thread_in_order() {
-        let owner = StoreOwner::open(":memory:", Durability::Normal).unwrap();
+        let owner = StoreOwner::open_file(":memory:", Durability::Normal).unwrap();
         let (tx, rx) = crossbeam_channel::unbounded();
         let caller = std::thread::current().id();
         for i in 0..3 {
@@ -83,7 +119,7 @@ mod tests {
 
     #[test]
     fn a_store_that_cannot_open_says_why() {
-        let error = StoreOwner::open("/proc/no/such/dir/x.db", Durability::Normal).err();
+        let error = StoreOwner::open_file("/proc/no/such/dir/x.db", Durability::Normal).err();
         assert!(error.is_some_and(|e| e.message.contains("codemode store")));
     }
 }

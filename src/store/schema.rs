@@ -1,11 +1,14 @@
-//! The store's schema and its migrations, keyed by SQLite's `user_version`. Each migration runs
-//! once, in order, in one transaction; a file written by a newer version is refused.
+//! The store's schema and its migrations, one list per database: the tables are the same, their
+//! column types are each database's own (SQLite's INTEGER 0/1 is PostgreSQL's BOOLEAN; snippet
+//! names sort byte by byte in both: SQLite's default collation, PostgreSQL's "C"). Each list is
+//! append-only: a database records how many of its list it applied (`sqlite.rs`: the file's
+//! `user_version`; `postgres.rs`: the `cm_schema` row), and one written by a newer version is
+//! refused.
 
 use super::{StoreError, StoreResult};
-use rusqlite::Connection;
 
-/// Migrations in order; `user_version` is the number applied.
-pub(super) const MIGRATIONS: &[&str] = &[
+/// SQLite's migrations in order; `user_version` is the number applied.
+pub(super) const SQLITE: &[&str] = &[
     // 1: executions, their call log and snippets, each partitioned by runtime name. `args_stable`
     // keeps the recorded arguments' stable form for replay divergence checks.
     "CREATE TABLE cm_executions (
@@ -55,33 +58,58 @@ pub(super) const MIGRATIONS: &[&str] = &[
         WHERE idempotency_key IS NOT NULL;",
 ];
 
-pub fn migrate(conn: &Connection) -> StoreResult<()> {
-    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    let known = MIGRATIONS.len() as i64;
-    if version > known {
+/// PostgreSQL's migrations in order; `cm_schema.version` is the number applied. The first is
+/// the whole schema as SQLite's reached it at its version 2.
+pub(super) const POSTGRES: &[&str] = &["CREATE TABLE cm_executions (
+        runtime TEXT NOT NULL,
+        id TEXT NOT NULL,
+        code TEXT NOT NULL,
+        status TEXT NOT NULL,
+        result TEXT,
+        error TEXT,
+        logs TEXT,
+        connectors TEXT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        owner TEXT,
+        lease_until BIGINT,
+        idempotency_key TEXT,
+        PRIMARY KEY (runtime, id)
+     );
+     CREATE INDEX cm_executions_status ON cm_executions (runtime, status, created_at);
+     CREATE UNIQUE INDEX cm_executions_key ON cm_executions (runtime, idempotency_key)
+        WHERE idempotency_key IS NOT NULL;
+     CREATE TABLE cm_log (
+        runtime TEXT NOT NULL,
+        execution_id TEXT NOT NULL,
+        seq BIGINT NOT NULL,
+        connector TEXT NOT NULL,
+        method TEXT NOT NULL,
+        args TEXT,
+        args_stable TEXT,
+        result TEXT,
+        requires_approval BOOLEAN NOT NULL DEFAULT FALSE,
+        ephemeral BOOLEAN NOT NULL DEFAULT FALSE,
+        state TEXT NOT NULL,
+        PRIMARY KEY (runtime, execution_id, seq)
+     );
+     CREATE TABLE cm_snippets (
+        runtime TEXT NOT NULL,
+        name TEXT COLLATE \"C\" NOT NULL,
+        description TEXT NOT NULL,
+        code TEXT NOT NULL,
+        saved_at BIGINT NOT NULL,
+        input_schema TEXT,
+        connectors TEXT,
+        PRIMARY KEY (runtime, name)
+     );"];
+
+/// Refuses a database whose schema is newer than this build's `known` migrations.
+pub(super) fn check_version(version: i64, known: usize) -> StoreResult<()> {
+    if version > known as i64 {
         return Err(StoreError::io(format!(
-            "codemode store: the file has schema version {version}, newer than this package understands ({known})"
+            "codemode store: the database has schema version {version}, newer than this package understands ({known})"
         )));
-    }
-    for (index, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
-        // Another process may be migrating the same file: the immediate transaction waits for
-        // it, and the version is checked again inside.
-        conn.execute_batch("BEGIN IMMEDIATE")?;
-        let current: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-        if current > index as i64 {
-            conn.execute_batch("COMMIT")?;
-            continue;
-        }
-        let applied = conn
-            .execute_batch(sql)
-            .and_then(|_| conn.execute_batch(&format!("PRAGMA user_version = {}", index + 1)));
-        match applied {
-            Ok(()) => conn.execute_batch("COMMIT")?,
-            Err(e) => {
-                let _ = conn.execute_batch("ROLLBACK");
-                return Err(e.into());
-            }
-        }
     }
     Ok(())
 }

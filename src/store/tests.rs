@@ -1,4 +1,34 @@
 use super::*;
+use rusqlite::{params, Connection};
+use std::time::Duration;
+
+/// Runs `test` once per kind of store these tests can reach, each time with an opener of new
+/// connections to one fresh, empty store: a SQLite file, and a PostgreSQL database (a schema of
+/// its own) when `CODEMODE_PG_URL` names a server (`npm test` starts one where it can).
+fn each_store(test: impl Fn(&(dyn Fn() -> Store + Sync))) {
+    static PLACES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let place = format!(
+        "t{}_{}_{}",
+        std::process::id(),
+        PLACES.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        now_ms()
+    );
+    let dir = std::env::temp_dir().join(format!("codemode-store-{place}"));
+    let file = dir.join("runtime.db").to_str().unwrap().to_string();
+    test(&|| Store::open(&file, Durability::Normal).unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+    if let Some(url) = std::env::var("CODEMODE_PG_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+    {
+        let settings = postgres::PgSettings {
+            schema: Some(place.clone()),
+            ..Default::default()
+        };
+        let target = Arc::new(postgres::PgTarget::parse(&url, &settings).unwrap());
+        test(&|| Store::postgres(target.clone(), Default::default()));
+    }
+}
 
 const RT: &str = "default";
 
@@ -69,398 +99,442 @@ fn status(store: &Store, id: &str) -> &'static str {
 
 #[test]
 fn a_run_records_replays_and_completes() {
-    let store = Store::open(":memory:", Durability::Normal).unwrap();
-    store
-        .begin(RT, "e1", "code", "[\"gh\"]", 50, &lease(), None)
-        .unwrap();
-    assert_eq!(
+    each_store(|open| {
+        let store = open();
         store
-            .decide(RT, "e1", OWNER, &call(0, "gh", "list", "{}", false))
-            .unwrap(),
-        Decision::Execute
-    );
-    store
-        .record_result(RT, "e1", 0, Ok(Some("[1,2]".into())))
-        .unwrap();
-    // A second pass over the same code replays.
-    assert_eq!(
+            .begin(RT, "e1", "code", "[\"gh\"]", 50, &lease(), None)
+            .unwrap();
+        assert_eq!(
+            store
+                .decide(RT, "e1", OWNER, &call(0, "gh", "list", "{}", false))
+                .unwrap(),
+            Decision::Execute
+        );
         store
-            .decide(RT, "e1", OWNER, &call(0, "gh", "list", "{}", false))
-            .unwrap(),
-        Decision::Replay(Some("[1,2]".into()))
-    );
-    store
-        .complete(RT, "e1", OWNER, Some("3"), Some("[\"log\"]"))
-        .unwrap();
-    let e = store.get_execution(RT, "e1").unwrap().unwrap();
-    assert_eq!(e.status, "completed");
-    assert_eq!(e.result.as_deref(), Some("3"));
-    assert_eq!(e.log.len(), 1);
-    assert_eq!(e.log[0].state, "applied");
-    // Not running any more: every decision pauses, nothing is recorded.
-    assert_eq!(
+            .record_result(RT, "e1", 0, Ok(Some("[1,2]".into())))
+            .unwrap();
+        // A second pass over the same code replays.
+        assert_eq!(
+            store
+                .decide(RT, "e1", OWNER, &call(0, "gh", "list", "{}", false))
+                .unwrap(),
+            Decision::Replay(Some("[1,2]".into()))
+        );
         store
-            .decide(RT, "e1", OWNER, &call(1, "gh", "x", "{}", false))
-            .unwrap(),
-        Decision::Pause
-    );
-    assert_eq!(store.get_execution(RT, "e1").unwrap().unwrap().log.len(), 1);
-    assert_eq!(
-        store
-            .decide(RT, "nope", OWNER, &call(0, "gh", "x", "{}", false))
-            .unwrap_err(),
-        StoreError::missing("No execution \"nope\"".into())
-    );
-    let missing = store.record_result(RT, "e1", 9, Ok(None)).unwrap_err();
-    assert_eq!(missing.code, crate::error::ErrorCode::InvalidArgument);
-    assert_eq!(missing.message, "No log entry at step 9");
+            .complete(RT, "e1", OWNER, Some("3"), Some("[\"log\"]"))
+            .unwrap();
+        let e = store.get_execution(RT, "e1").unwrap().unwrap();
+        assert_eq!(e.status, "completed");
+        assert_eq!(e.result.as_deref(), Some("3"));
+        assert_eq!(e.log.len(), 1);
+        assert_eq!(e.log[0].state, "applied");
+        // Not running any more: every decision pauses, nothing is recorded.
+        assert_eq!(
+            store
+                .decide(RT, "e1", OWNER, &call(1, "gh", "x", "{}", false))
+                .unwrap(),
+            Decision::Pause
+        );
+        assert_eq!(store.get_execution(RT, "e1").unwrap().unwrap().log.len(), 1);
+        assert_eq!(
+            store
+                .decide(RT, "nope", OWNER, &call(0, "gh", "x", "{}", false))
+                .unwrap_err(),
+            StoreError::missing("No execution \"nope\"".into())
+        );
+        let missing = store.record_result(RT, "e1", 9, Ok(None)).unwrap_err();
+        assert_eq!(missing.code, crate::error::ErrorCode::InvalidArgument);
+        assert_eq!(missing.message, "No log entry at step 9");
+    });
 }
 
 #[test]
 fn approval_pauses_then_executes_once_and_a_stale_reject_is_a_no_op() {
-    let store = Store::open(":memory:", Durability::Normal).unwrap();
-    store
-        .begin(RT, "e", "code", "[]", 50, &lease(), None)
-        .unwrap();
-    assert_eq!(
+    each_store(|open| {
+        let store = open();
         store
-            .decide(RT, "e", OWNER, &call(0, "gh", "create", "{\"t\":1}", true))
-            .unwrap(),
-        Decision::Pause
-    );
-    assert_eq!(status(&store, "e"), "paused");
-    let pending = store.list_pending(RT, Some("e")).unwrap();
-    assert_eq!(pending.len(), 1);
-    assert_eq!(pending[0].method, "create");
-    // The pass that paused still holds the run until it ends.
-    assert_eq!(
-        store.resume(RT, "e", &lease(), None).unwrap(),
-        Resumed::Leased
-    );
-    assert!(store.release(RT, "e", OWNER).unwrap());
-    assert_eq!(
-        store.resume(RT, "e", &lease(), Some(7)).unwrap(),
-        Resumed::Stale(vec![0]),
-        "an approval of an action that is not waiting is refused"
-    );
-    assert_eq!(
-        store.resume(RT, "e", &lease(), Some(0)).unwrap(),
-        Resumed::Resumed
-    );
-    assert_eq!(
-        store.resume(RT, "e", &lease(), None).unwrap(),
-        Resumed::NotPaused(Status::Running),
-        "only a paused run resumes"
-    );
-    // Pending while running is not listed.
-    assert!(store.list_pending(RT, Some("e")).unwrap().is_empty());
-    assert_eq!(
-        store
-            .decide(RT, "e", OWNER, &call(0, "gh", "create", "{\"t\":1}", true))
-            .unwrap(),
-        Decision::Execute
-    );
-    // The entry was claimed (`executing`): a reject now changes nothing.
-    assert_eq!(store.reject(RT, "e", 0).unwrap(), Rejected::NotPending);
-    assert_eq!(status(&store, "e"), "running");
+            .begin(RT, "e", "code", "[]", 50, &lease(), None)
+            .unwrap();
+        assert_eq!(
+            store
+                .decide(RT, "e", OWNER, &call(0, "gh", "create", "{\"t\":1}", true))
+                .unwrap(),
+            Decision::Pause
+        );
+        assert_eq!(status(&store, "e"), "paused");
+        let pending = store.list_pending(RT, Some("e")).unwrap();
+        assert_eq!(pending.len(), 1);
+        assert_eq!(pending[0].method, "create");
+        // The pass that paused still holds the run until it ends.
+        assert_eq!(
+            store.resume(RT, "e", &lease(), None).unwrap(),
+            Resumed::Leased
+        );
+        assert!(store.release(RT, "e", OWNER).unwrap());
+        assert_eq!(
+            store.resume(RT, "e", &lease(), Some(7)).unwrap(),
+            Resumed::Stale(vec![0]),
+            "an approval of an action that is not waiting is refused"
+        );
+        assert_eq!(
+            store.resume(RT, "e", &lease(), Some(0)).unwrap(),
+            Resumed::Resumed
+        );
+        assert_eq!(
+            store.resume(RT, "e", &lease(), None).unwrap(),
+            Resumed::NotPaused(Status::Running),
+            "only a paused run resumes"
+        );
+        // Pending while running is not listed.
+        assert!(store.list_pending(RT, Some("e")).unwrap().is_empty());
+        assert_eq!(
+            store
+                .decide(RT, "e", OWNER, &call(0, "gh", "create", "{\"t\":1}", true))
+                .unwrap(),
+            Decision::Execute
+        );
+        // The entry was claimed (`executing`): a reject now changes nothing.
+        assert_eq!(store.reject(RT, "e", 0).unwrap(), Rejected::NotPending);
+        assert_eq!(status(&store, "e"), "running");
+    });
 }
 
 #[test]
 fn reject_reverts_the_entry_and_rejects_the_run() {
-    let store = Store::open(":memory:", Durability::Normal).unwrap();
-    store
-        .begin(RT, "e", "code", "[]", 50, &lease(), None)
-        .unwrap();
-    store
-        .decide(RT, "e", OWNER, &call(0, "gh", "create", "{}", true))
-        .unwrap();
-    assert_eq!(store.reject(RT, "e", 0).unwrap(), Rejected::Leased);
-    store.release(RT, "e", OWNER).unwrap();
-    assert_eq!(store.reject(RT, "e", 0).unwrap(), Rejected::Rejected);
-    let e = store.get_execution(RT, "e").unwrap().unwrap();
-    assert_eq!(e.status, "rejected");
-    assert_eq!(
-        e.error.as_deref(),
-        Some("Action gh.create rejected by user")
-    );
-    assert_eq!(e.log[0].state, "reverted");
-    assert_eq!(store.reject(RT, "e", 0).unwrap(), Rejected::NotPending);
+    each_store(|open| {
+        let store = open();
+        store
+            .begin(RT, "e", "code", "[]", 50, &lease(), None)
+            .unwrap();
+        store
+            .decide(RT, "e", OWNER, &call(0, "gh", "create", "{}", true))
+            .unwrap();
+        assert_eq!(store.reject(RT, "e", 0).unwrap(), Rejected::Leased);
+        store.release(RT, "e", OWNER).unwrap();
+        assert_eq!(store.reject(RT, "e", 0).unwrap(), Rejected::Rejected);
+        let e = store.get_execution(RT, "e").unwrap().unwrap();
+        assert_eq!(e.status, "rejected");
+        assert_eq!(
+            e.error.as_deref(),
+            Some("Action gh.create rejected by user")
+        );
+        assert_eq!(e.log[0].state, "reverted");
+        assert_eq!(store.reject(RT, "e", 0).unwrap(), Rejected::NotPending);
+    });
 }
 
 #[test]
 fn divergence_fails_the_run_with_the_spec_messages() {
-    let store = Store::open(":memory:", Durability::Normal).unwrap();
-    store
-        .begin(RT, "a", "code", "[]", 50, &lease(), None)
-        .unwrap();
-    store
-        .decide(RT, "a", OWNER, &call(0, "gh", "list", "{}", false))
-        .unwrap();
-    store
-        .record_result(RT, "a", 0, Ok(Some("1".into())))
-        .unwrap();
-    assert_eq!(
+    each_store(|open| {
+        let store = open();
         store
-            .decide(RT, "a", OWNER, &call(0, "gh", "other", "{}", false))
-            .unwrap(),
-        Decision::Pause
-    );
-    let e = store.get_execution(RT, "a").unwrap().unwrap();
-    assert_eq!(e.status, "error");
-    assert_eq!(
-        e.error.unwrap(),
-        "Codemode replay divergence at step 0: expected gh.list, got gh.other. Code must be deterministic up to tool calls and steps. Wrap nondeterministic work in codemode.step(name, fn)."
-    );
+            .begin(RT, "a", "code", "[]", 50, &lease(), None)
+            .unwrap();
+        store
+            .decide(RT, "a", OWNER, &call(0, "gh", "list", "{}", false))
+            .unwrap();
+        store
+            .record_result(RT, "a", 0, Ok(Some("1".into())))
+            .unwrap();
+        assert_eq!(
+            store
+                .decide(RT, "a", OWNER, &call(0, "gh", "other", "{}", false))
+                .unwrap(),
+            Decision::Pause
+        );
+        let e = store.get_execution(RT, "a").unwrap().unwrap();
+        assert_eq!(e.status, "error");
+        assert_eq!(
+            e.error.unwrap(),
+            "Codemode replay divergence at step 0: expected gh.list, got gh.other. Code must be deterministic up to tool calls and steps. Wrap nondeterministic work in codemode.step(name, fn)."
+        );
 
-    store
-        .begin(RT, "b", "code", "[]", 50, &lease(), None)
-        .unwrap();
-    store
-        .decide(RT, "b", OWNER, &call(0, "gh", "list", "{\"p\":1}", false))
-        .unwrap();
-    store
-        .record_result(RT, "b", 0, Ok(Some("1".into())))
-        .unwrap();
-    assert_eq!(
         store
-            .decide(RT, "b", OWNER, &call(0, "gh", "list", "{\"p\":2}", false))
-            .unwrap(),
-        Decision::Pause
-    );
-    let e = store.get_execution(RT, "b").unwrap().unwrap();
-    assert_eq!(
-        e.error.unwrap(),
-        "Codemode replay divergence at step 0: gh.list was called with different arguments than the recorded run. Arguments must be deterministic across replays. Wrap nondeterministic inputs in codemode.step(name, fn)."
-    );
-    // Unserializable on either side: no comparison.
-    store
-        .begin(RT, "c", "code", "[]", 50, &lease(), None)
-        .unwrap();
-    store
-        .decide(RT, "c", OWNER, &call(0, "gh", "list", "{\"p\":1}", false))
-        .unwrap();
-    store
-        .record_result(RT, "c", 0, Ok(Some("1".into())))
-        .unwrap();
-    let mut unstable = call(0, "gh", "list", "{}", false);
-    unstable.args_stable = None;
-    assert_eq!(
-        store.decide(RT, "c", OWNER, &unstable).unwrap(),
-        Decision::Replay(Some("1".into()))
-    );
+            .begin(RT, "b", "code", "[]", 50, &lease(), None)
+            .unwrap();
+        store
+            .decide(RT, "b", OWNER, &call(0, "gh", "list", "{\"p\":1}", false))
+            .unwrap();
+        store
+            .record_result(RT, "b", 0, Ok(Some("1".into())))
+            .unwrap();
+        assert_eq!(
+            store
+                .decide(RT, "b", OWNER, &call(0, "gh", "list", "{\"p\":2}", false))
+                .unwrap(),
+            Decision::Pause
+        );
+        let e = store.get_execution(RT, "b").unwrap().unwrap();
+        assert_eq!(
+            e.error.unwrap(),
+            "Codemode replay divergence at step 0: gh.list was called with different arguments than the recorded run. Arguments must be deterministic across replays. Wrap nondeterministic inputs in codemode.step(name, fn)."
+        );
+        // Unserializable on either side: no comparison.
+        store
+            .begin(RT, "c", "code", "[]", 50, &lease(), None)
+            .unwrap();
+        store
+            .decide(RT, "c", OWNER, &call(0, "gh", "list", "{\"p\":1}", false))
+            .unwrap();
+        store
+            .record_result(RT, "c", 0, Ok(Some("1".into())))
+            .unwrap();
+        let mut unstable = call(0, "gh", "list", "{}", false);
+        unstable.args_stable = None;
+        assert_eq!(
+            store.decide(RT, "c", OWNER, &unstable).unwrap(),
+            Decision::Replay(Some("1".into()))
+        );
+    });
 }
 
 #[test]
 fn unrecordable_values_fail_the_run() {
-    let store = Store::open(":memory:", Durability::Normal).unwrap();
-    store
-        .begin(RT, "e", "code", "[]", 50, &lease(), None)
-        .unwrap();
-    let mut big = call(0, "gh", "put", "{}", false);
-    big.args = Err("Arguments to gh.put is too large".into());
-    assert_eq!(store.decide(RT, "e", OWNER, &big).unwrap(), Decision::Pause);
-    assert_eq!(status(&store, "e"), "error");
+    each_store(|open| {
+        let store = open();
+        store
+            .begin(RT, "e", "code", "[]", 50, &lease(), None)
+            .unwrap();
+        let mut big = call(0, "gh", "put", "{}", false);
+        big.args = Err("Arguments to gh.put is too large".into());
+        assert_eq!(store.decide(RT, "e", OWNER, &big).unwrap(), Decision::Pause);
+        assert_eq!(status(&store, "e"), "error");
 
-    store
-        .begin(RT, "f", "code", "[]", 50, &lease(), None)
-        .unwrap();
-    store
-        .decide(RT, "f", OWNER, &call(0, "gh", "get", "{}", false))
-        .unwrap();
-    store
-        .record_result(RT, "f", 0, Err("The result of gh.get is too large".into()))
-        .unwrap();
-    let e = store.get_execution(RT, "f").unwrap().unwrap();
-    assert_eq!(e.status, "error");
-    assert_eq!(e.log[0].state, "error");
+        store
+            .begin(RT, "f", "code", "[]", 50, &lease(), None)
+            .unwrap();
+        store
+            .decide(RT, "f", OWNER, &call(0, "gh", "get", "{}", false))
+            .unwrap();
+        store
+            .record_result(RT, "f", 0, Err("The result of gh.get is too large".into()))
+            .unwrap();
+        let e = store.get_execution(RT, "f").unwrap().unwrap();
+        assert_eq!(e.status, "error");
+        assert_eq!(e.log[0].state, "error");
+    });
 }
 
 #[test]
 fn ephemeral_entries_reexecute_and_store_no_result() {
-    let store = Store::open(":memory:", Durability::Normal).unwrap();
-    store
-        .begin(RT, "e", "code", "[]", 50, &lease(), None)
-        .unwrap();
-    let mut c = call(0, "clock", "now", "{}", false);
-    c.ephemeral = true;
-    assert_eq!(store.decide(RT, "e", OWNER, &c).unwrap(), Decision::Execute);
-    store
-        .record_result(RT, "e", 0, Ok(Some("123".into())))
-        .unwrap();
-    let entry = &store.get_execution(RT, "e").unwrap().unwrap().log[0];
-    assert_eq!(entry.result, None);
-    assert_eq!(entry.state, "applied");
-    assert_eq!(store.decide(RT, "e", OWNER, &c).unwrap(), Decision::Execute);
+    each_store(|open| {
+        let store = open();
+        store
+            .begin(RT, "e", "code", "[]", 50, &lease(), None)
+            .unwrap();
+        let mut c = call(0, "clock", "now", "{}", false);
+        c.ephemeral = true;
+        assert_eq!(store.decide(RT, "e", OWNER, &c).unwrap(), Decision::Execute);
+        store
+            .record_result(RT, "e", 0, Ok(Some("123".into())))
+            .unwrap();
+        let entry = &store.get_execution(RT, "e").unwrap().unwrap().log[0];
+        assert_eq!(entry.result, None);
+        assert_eq!(entry.state, "applied");
+        assert_eq!(store.decide(RT, "e", OWNER, &c).unwrap(), Decision::Execute);
+    });
 }
 
 #[test]
 fn expiry_prune_rollback_and_delete() {
-    let store = Store::open(":memory:", Durability::Normal).unwrap();
-    store
-        .begin(RT, "p", "code", "[]", 50, &lease(), None)
-        .unwrap();
-    store
-        .decide(RT, "p", OWNER, &call(0, "gh", "create", "{}", true))
-        .unwrap();
-    store
-        .begin(RT, "r", "code", "[]", 50, &lease(), None)
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(3));
-    // Both are held by a live pass: never expired.
-    assert!(store.expire_paused(RT, 0).unwrap().is_empty());
-    store.release(RT, "p", OWNER).unwrap();
-    store.release(RT, "r", OWNER).unwrap();
-    let mut expired = store.expire_paused(RT, 0).unwrap();
-    expired.sort();
-    assert_eq!(expired, vec!["p".to_string(), "r".to_string()]);
-    let p = store.get_execution(RT, "p").unwrap().unwrap();
-    assert_eq!(
-        (p.status.as_str(), p.error.as_deref()),
-        ("rejected", Some("Expired awaiting approval"))
-    );
-    assert_eq!(p.log[0].state, "reverted");
-    let r = store.get_execution(RT, "r").unwrap().unwrap();
-    assert_eq!(r.status, "error");
-    assert_eq!(
-        r.error.as_deref(),
-        Some("Expired while running — the host never completed the pass")
-    );
+    each_store(|open| {
+        let store = open();
+        store
+            .begin(RT, "p", "code", "[]", 50, &lease(), None)
+            .unwrap();
+        store
+            .decide(RT, "p", OWNER, &call(0, "gh", "create", "{}", true))
+            .unwrap();
+        store
+            .begin(RT, "r", "code", "[]", 50, &lease(), None)
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(3));
+        // Both are held by a live pass: never expired.
+        assert!(store.expire_paused(RT, 0).unwrap().is_empty());
+        store.release(RT, "p", OWNER).unwrap();
+        store.release(RT, "r", OWNER).unwrap();
+        let mut expired = store.expire_paused(RT, 0).unwrap();
+        expired.sort();
+        assert_eq!(expired, vec!["p".to_string(), "r".to_string()]);
+        let p = store.get_execution(RT, "p").unwrap().unwrap();
+        assert_eq!(
+            (p.status.as_str(), p.error.as_deref()),
+            ("rejected", Some("Expired awaiting approval"))
+        );
+        assert_eq!(p.log[0].state, "reverted");
+        let r = store.get_execution(RT, "r").unwrap().unwrap();
+        assert_eq!(r.status, "error");
+        assert_eq!(
+            r.error.as_deref(),
+            Some("Expired while running — the host never completed the pass")
+        );
 
-    store
-        .begin(RT, "w", "code", "[]", 50, &lease(), None)
-        .unwrap();
-    for seq in 0..3 {
         store
-            .decide(RT, "w", OWNER, &call(seq, "gh", "put", "{}", false))
+            .begin(RT, "w", "code", "[]", 50, &lease(), None)
+            .unwrap();
+        for seq in 0..3 {
+            store
+                .decide(RT, "w", OWNER, &call(seq, "gh", "put", "{}", false))
+                .unwrap();
+            store
+                .record_result(RT, "w", seq, Ok(Some("1".into())))
+                .unwrap();
+        }
+        store
+            .decide(RT, "w", OWNER, &call(3, STEP_CONNECTOR, "s", "null", false))
             .unwrap();
         store
-            .record_result(RT, "w", seq, Ok(Some("1".into())))
+            .record_result(RT, "w", 3, Ok(Some("1".into())))
             .unwrap();
-    }
-    store
-        .decide(RT, "w", OWNER, &call(3, STEP_CONNECTOR, "s", "null", false))
-        .unwrap();
-    store
-        .record_result(RT, "w", 3, Ok(Some("1".into())))
-        .unwrap();
-    let seqs: Vec<i64> = store
-        .actions_to_revert(RT, "w")
-        .unwrap()
-        .iter()
-        .map(|e| e.seq)
-        .collect();
-    assert_eq!(seqs, vec![2, 1, 0]);
-    store.mark_reverted(RT, "w", 2).unwrap();
-    store.mark_rolled_back(RT, "w").unwrap();
-    assert_eq!(status(&store, "w"), "rolled_back");
+        let seqs: Vec<i64> = store
+            .actions_to_revert(RT, "w")
+            .unwrap()
+            .iter()
+            .map(|e| e.seq)
+            .collect();
+        assert_eq!(seqs, vec![2, 1, 0]);
+        store.mark_reverted(RT, "w", 2).unwrap();
+        store.mark_rolled_back(RT, "w").unwrap();
+        assert_eq!(status(&store, "w"), "rolled_back");
 
-    for i in 0..5 {
-        let id = format!("t{i}");
+        for i in 0..5 {
+            let id = format!("t{i}");
+            store
+                .begin(RT, &id, "code", "[]", 50, &lease(), None)
+                .unwrap();
+            store.complete(RT, &id, OWNER, None, None).unwrap();
+            std::thread::sleep(Duration::from_millis(2));
+        }
         store
-            .begin(RT, &id, "code", "[]", 50, &lease(), None)
+            .begin(RT, "live", "code", "[]", 50, &lease(), None)
             .unwrap();
-        store.complete(RT, &id, OWNER, None, None).unwrap();
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    store
-        .begin(RT, "live", "code", "[]", 50, &lease(), None)
-        .unwrap();
-    // Terminal: p, r, w, t0..t4 = 8; keep 3 → 5 deleted; `live` untouched.
-    assert_eq!(store.prune_executions(RT, 3).unwrap(), 5);
-    let ids: Vec<String> = store
-        .list_executions(RT, None)
-        .unwrap()
-        .into_iter()
-        .map(|e| e.id)
-        .collect();
-    assert_eq!(ids, vec!["live", "t4", "t3", "t2"]);
-    assert_eq!(
-        store.delete_execution(RT, "live").unwrap(),
-        Some(Status::Running)
-    );
-    assert_eq!(store.delete_execution(RT, "live").unwrap(), None);
+        // Terminal: p, r, w, t0..t4 = 8; keep 3 → 5 deleted; `live` untouched.
+        assert_eq!(store.prune_executions(RT, 3).unwrap(), 5);
+        let ids: Vec<String> = store
+            .list_executions(RT, None)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.id)
+            .collect();
+        assert_eq!(ids, vec!["live", "t4", "t3", "t2"]);
+        assert_eq!(
+            store.delete_execution(RT, "live").unwrap(),
+            Some(Status::Running)
+        );
+        assert_eq!(store.delete_execution(RT, "live").unwrap(), None);
+    });
 }
 
 #[test]
 fn runtimes_are_partitions_and_snippets_upsert() {
-    let store = Store::open(":memory:", Durability::Normal).unwrap();
-    store
-        .begin("a", "e", "code", "[]", 50, &lease(), None)
-        .unwrap();
-    assert!(store.get_execution("b", "e").unwrap().is_none());
-    let snippet = |name: &str, description: &str| Snippet {
-        name: name.into(),
-        description: description.into(),
-        code: "async () => 1".into(),
-        saved_at: 1,
-        input_schema: None,
-        connectors: Some("[]".into()),
-    };
-    store.save_snippet("a", &snippet("b-one", "x")).unwrap();
-    store.save_snippet("a", &snippet("B-two", "y")).unwrap();
-    store.save_snippet("a", &snippet("b-one", "z")).unwrap();
-    let names: Vec<(String, String)> = store
-        .snippets("a")
-        .unwrap()
-        .into_iter()
-        .map(|s| (s.name, s.description))
-        .collect();
-    assert_eq!(
-        names,
-        vec![("B-two".into(), "y".into()), ("b-one".into(), "z".into())]
-    );
-    assert!(store.snippets("b").unwrap().is_empty());
-    assert!(store.delete_snippet("a", "b-one").unwrap());
-    assert!(!store.delete_snippet("a", "b-one").unwrap());
+    each_store(|open| {
+        let store = open();
+        store
+            .begin("a", "e", "code", "[]", 50, &lease(), None)
+            .unwrap();
+        assert!(store.get_execution("b", "e").unwrap().is_none());
+        let snippet = |name: &str, description: &str| Snippet {
+            name: name.into(),
+            description: description.into(),
+            code: "async () => 1".into(),
+            saved_at: 1,
+            input_schema: None,
+            connectors: Some("[]".into()),
+        };
+        store.save_snippet("a", &snippet("b-one", "x")).unwrap();
+        store.save_snippet("a", &snippet("B-two", "y")).unwrap();
+        store.save_snippet("a", &snippet("b-one", "z")).unwrap();
+        let names: Vec<(String, String)> = store
+            .snippets("a")
+            .unwrap()
+            .into_iter()
+            .map(|s| (s.name, s.description))
+            .collect();
+        assert_eq!(
+            names,
+            vec![("B-two".into(), "y".into()), ("b-one".into(), "z".into())]
+        );
+        assert!(store.snippets("b").unwrap().is_empty());
+        assert!(store.delete_snippet("a", "b-one").unwrap());
+        assert!(!store.delete_snippet("a", "b-one").unwrap());
+    });
 }
 
 #[test]
 fn racing_approve_and_reject_from_two_connections_apply_at_most_once() {
-    let dir = std::env::temp_dir().join(format!("codemode-store-race-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let path = dir.join("runtime.db");
-    let path = path.to_str().unwrap().to_string();
-    for round in 0..20 {
-        let id = format!("e{round}");
-        {
-            let store = Store::open(&path, Durability::Normal).unwrap();
-            store
-                .begin(RT, &id, "code", "[]", 1000, &lease(), None)
-                .unwrap();
-            store
-                .decide(RT, &id, OWNER, &call(0, "gh", "create", "{}", true))
-                .unwrap();
-            store.release(RT, &id, OWNER).unwrap();
+    each_store(|open| {
+        for round in 0..20 {
+            let id = format!("e{round}");
+            {
+                let store = open();
+                store
+                    .begin(RT, &id, "code", "[]", 1000, &lease(), None)
+                    .unwrap();
+                store
+                    .decide(RT, &id, OWNER, &call(0, "gh", "create", "{}", true))
+                    .unwrap();
+                store.release(RT, &id, OWNER).unwrap();
+            }
+            let (approver, rejecter) = (open(), open());
+            let (executed, rejected) = std::thread::scope(|scope| {
+                let approve = scope.spawn(|| {
+                    if approver.resume(RT, &id, &lease(), Some(0)).unwrap() == Resumed::Resumed {
+                        approver
+                            .decide(RT, &id, OWNER, &call(0, "gh", "create", "{}", true))
+                            .unwrap()
+                            == Decision::Execute
+                    } else {
+                        false
+                    }
+                });
+                let reject =
+                    scope.spawn(|| rejecter.reject(RT, &id, 0).unwrap() == Rejected::Rejected);
+                (approve.join().unwrap(), reject.join().unwrap())
+            });
+            assert!(
+                executed ^ rejected,
+                "round {round}: executed {executed}, rejected {rejected}"
+            );
         }
-        let approve = {
-            let (path, id) = (path.clone(), id.clone());
-            std::thread::spawn(move || {
-                let store = Store::open(&path, Durability::Normal).unwrap();
-                if store.resume(RT, &id, &lease(), Some(0)).unwrap() == Resumed::Resumed {
-                    store
-                        .decide(RT, &id, OWNER, &call(0, "gh", "create", "{}", true))
-                        .unwrap()
-                        == Decision::Execute
-                } else {
-                    false
+    });
+}
+
+#[test]
+fn concurrent_begins_with_one_key_start_one_run() {
+    each_store(|open| {
+        for round in 0..10 {
+            let key = format!("k{round}");
+            let stores: Vec<Store> = (0..4).map(|_| open()).collect();
+            let begun: Vec<(String, Begun)> = std::thread::scope(|scope| {
+                let handles: Vec<_> = stores
+                    .iter()
+                    .enumerate()
+                    .map(|(i, store)| {
+                        let key = &key;
+                        scope.spawn(move || {
+                            let id = format!("e{round}_{i}");
+                            let begun = store
+                                .begin(RT, &id, "code", "[]", 50, &lease(), Some(key))
+                                .unwrap();
+                            (id, begun)
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap()).collect()
+            });
+            let started: Vec<&String> = begun
+                .iter()
+                .filter(|(_, b)| *b == Begun::Started)
+                .map(|(id, _)| id)
+                .collect();
+            assert_eq!(started.len(), 1, "round {round}: {begun:?}");
+            for (_, b) in &begun {
+                if let Begun::Existing(existing) = b {
+                    assert_eq!(existing, started[0]);
                 }
-            })
-        };
-        let reject = {
-            let (path, id) = (path.clone(), id.clone());
-            std::thread::spawn(move || {
-                let store = Store::open(&path, Durability::Normal).unwrap();
-                store.reject(RT, &id, 0).unwrap() == Rejected::Rejected
-            })
-        };
-        let executed = approve.join().unwrap();
-        let rejected = reject.join().unwrap();
-        assert!(
-            executed ^ rejected,
-            "round {round}: executed {executed}, rejected {rejected}"
-        );
-    }
-    let _ = std::fs::remove_dir_all(&dir);
+            }
+        }
+    });
 }
 
 #[test]
@@ -489,164 +563,172 @@ fn expired_lease() -> Lease<'static> {
 
 #[test]
 fn only_the_owner_moves_a_running_run_and_an_orphan_is_claimed_once() {
-    let store = Store::open(":memory:", Durability::Normal).unwrap();
-    store
-        .begin(RT, "e", "code", "[]", 50, &lease(), None)
-        .unwrap();
-    let other = "other-owner";
-    assert_eq!(
+    each_store(|open| {
+        let store = open();
         store
-            .decide(RT, "e", other, &call(0, "gh", "put", "{}", false))
-            .unwrap(),
-        Decision::Pause,
-        "a pass that does not hold the run gets nothing to do"
-    );
-    assert!(!store.complete(RT, "e", other, None, None).unwrap());
-    assert!(!store.fail(RT, "e", other, "x", None).unwrap());
-    let taken = Lease {
-        owner: other,
-        until_ms: now_ms() + 60_000,
-    };
-    assert!(!store.claim(RT, "e", &taken).unwrap(), "the lease is live");
-    // The owner's lease lapses: the run is orphaned, and one claim takes it.
-    assert!(store.renew(RT, "e", &expired_lease()).unwrap());
-    assert!(store.claim(RT, "e", &taken).unwrap());
-    assert!(!store.claim(RT, "e", &lease()).unwrap(), "claimed already");
-    assert!(
-        !store.renew(RT, "e", &lease()).unwrap(),
-        "the old owner lost it"
-    );
-    assert!(store.complete(RT, "e", other, None, None).unwrap());
-    let e = store.get_execution(RT, "e").unwrap().unwrap();
-    assert_eq!(
-        (e.status.as_str(), e.owner, e.lease_until),
-        ("completed", None, None)
-    );
+            .begin(RT, "e", "code", "[]", 50, &lease(), None)
+            .unwrap();
+        let other = "other-owner";
+        assert_eq!(
+            store
+                .decide(RT, "e", other, &call(0, "gh", "put", "{}", false))
+                .unwrap(),
+            Decision::Pause,
+            "a pass that does not hold the run gets nothing to do"
+        );
+        assert!(!store.complete(RT, "e", other, None, None).unwrap());
+        assert!(!store.fail(RT, "e", other, "x", None).unwrap());
+        let taken = Lease {
+            owner: other,
+            until_ms: now_ms() + 60_000,
+        };
+        assert!(!store.claim(RT, "e", &taken).unwrap(), "the lease is live");
+        // The owner's lease lapses: the run is orphaned, and one claim takes it.
+        assert!(store.renew(RT, "e", &expired_lease()).unwrap());
+        assert!(store.claim(RT, "e", &taken).unwrap());
+        assert!(!store.claim(RT, "e", &lease()).unwrap(), "claimed already");
+        assert!(
+            !store.renew(RT, "e", &lease()).unwrap(),
+            "the old owner lost it"
+        );
+        assert!(store.complete(RT, "e", other, None, None).unwrap());
+        let e = store.get_execution(RT, "e").unwrap().unwrap();
+        assert_eq!(
+            (e.status.as_str(), e.owner, e.lease_until),
+            ("completed", None, None)
+        );
+    });
 }
 
 #[test]
 fn a_call_left_executing_is_in_doubt_unless_its_tool_is_idempotent() {
-    let store = Store::open(":memory:", Durability::Normal).unwrap();
-    store
-        .begin(RT, "e", "code", "[]", 50, &lease(), None)
-        .unwrap();
-    store
-        .decide(RT, "e", OWNER, &call(0, "bank", "transfer", "{}", false))
-        .unwrap();
-    // The pass dies before recording; a recovering pass claims the run.
-    store.renew(RT, "e", &expired_lease()).unwrap();
-    assert!(store.claim(RT, "e", &lease()).unwrap());
-    let mut idempotent = call(0, "bank", "transfer", "{}", false);
-    idempotent.idempotent = true;
-    assert_eq!(
-        store.decide(RT, "e", OWNER, &idempotent).unwrap(),
-        Decision::Execute,
-        "an idempotent tool is retried with the same key"
-    );
-    // The retry dies too, and now the tool is not idempotent: the run waits for a person.
-    store.renew(RT, "e", &expired_lease()).unwrap();
-    assert!(store.claim(RT, "e", &lease()).unwrap());
-    assert_eq!(
+    each_store(|open| {
+        let store = open();
+        store
+            .begin(RT, "e", "code", "[]", 50, &lease(), None)
+            .unwrap();
         store
             .decide(RT, "e", OWNER, &call(0, "bank", "transfer", "{}", false))
-            .unwrap(),
-        Decision::Pause
-    );
-    assert_eq!(status(&store, "e"), "paused");
-    let pending = store.list_pending(RT, Some("e")).unwrap();
-    assert_eq!(pending.len(), 1);
-    assert!(pending[0].in_doubt);
-    // Rollback sees it as possibly in force.
-    let revert: Vec<EntryState> = store
-        .actions_to_revert(RT, "e")
-        .unwrap()
-        .iter()
-        .map(|e| e.state)
-        .collect();
-    assert_eq!(revert, vec![EntryState::InDoubt]);
-    store.release(RT, "e", OWNER).unwrap();
-    // A person says it did happen: recorded as applied, then replayed.
-    assert!(store.mark_done(RT, "e", 0, Some("\"ok\"")).unwrap());
-    assert!(
-        !store.mark_done(RT, "e", 0, None).unwrap(),
-        "no longer in doubt"
-    );
-    assert_eq!(
-        store.resume(RT, "e", &lease(), None).unwrap(),
-        Resumed::Resumed
-    );
-    assert_eq!(
-        store
-            .decide(RT, "e", OWNER, &call(0, "bank", "transfer", "{}", false))
-            .unwrap(),
-        Decision::Replay(Some("\"ok\"".into()))
-    );
+            .unwrap();
+        // The pass dies before recording; a recovering pass claims the run.
+        store.renew(RT, "e", &expired_lease()).unwrap();
+        assert!(store.claim(RT, "e", &lease()).unwrap());
+        let mut idempotent = call(0, "bank", "transfer", "{}", false);
+        idempotent.idempotent = true;
+        assert_eq!(
+            store.decide(RT, "e", OWNER, &idempotent).unwrap(),
+            Decision::Execute,
+            "an idempotent tool is retried with the same key"
+        );
+        // The retry dies too, and now the tool is not idempotent: the run waits for a person.
+        store.renew(RT, "e", &expired_lease()).unwrap();
+        assert!(store.claim(RT, "e", &lease()).unwrap());
+        assert_eq!(
+            store
+                .decide(RT, "e", OWNER, &call(0, "bank", "transfer", "{}", false))
+                .unwrap(),
+            Decision::Pause
+        );
+        assert_eq!(status(&store, "e"), "paused");
+        let pending = store.list_pending(RT, Some("e")).unwrap();
+        assert_eq!(pending.len(), 1);
+        assert!(pending[0].in_doubt);
+        // Rollback sees it as possibly in force.
+        let revert: Vec<EntryState> = store
+            .actions_to_revert(RT, "e")
+            .unwrap()
+            .iter()
+            .map(|e| e.state)
+            .collect();
+        assert_eq!(revert, vec![EntryState::InDoubt]);
+        store.release(RT, "e", OWNER).unwrap();
+        // A person says it did happen: recorded as applied, then replayed.
+        assert!(store.mark_done(RT, "e", 0, Some("\"ok\"")).unwrap());
+        assert!(
+            !store.mark_done(RT, "e", 0, None).unwrap(),
+            "no longer in doubt"
+        );
+        assert_eq!(
+            store.resume(RT, "e", &lease(), None).unwrap(),
+            Resumed::Resumed
+        );
+        assert_eq!(
+            store
+                .decide(RT, "e", OWNER, &call(0, "bank", "transfer", "{}", false))
+                .unwrap(),
+            Decision::Replay(Some("\"ok\"".into()))
+        );
+    });
 }
 
 #[test]
 fn approving_a_call_in_doubt_retries_it() {
-    let store = Store::open(":memory:", Durability::Normal).unwrap();
-    store
-        .begin(RT, "e", "code", "[]", 50, &lease(), None)
-        .unwrap();
-    store
-        .decide(RT, "e", OWNER, &call(0, "bank", "transfer", "{}", false))
-        .unwrap();
-    store.renew(RT, "e", &expired_lease()).unwrap();
-    store.claim(RT, "e", &lease()).unwrap();
-    store
-        .decide(RT, "e", OWNER, &call(0, "bank", "transfer", "{}", false))
-        .unwrap();
-    store.release(RT, "e", OWNER).unwrap();
-    assert_eq!(
-        store.resume(RT, "e", &lease(), Some(0)).unwrap(),
-        Resumed::Resumed
-    );
-    assert_eq!(
+    each_store(|open| {
+        let store = open();
+        store
+            .begin(RT, "e", "code", "[]", 50, &lease(), None)
+            .unwrap();
         store
             .decide(RT, "e", OWNER, &call(0, "bank", "transfer", "{}", false))
-            .unwrap(),
-        Decision::Execute
-    );
+            .unwrap();
+        store.renew(RT, "e", &expired_lease()).unwrap();
+        store.claim(RT, "e", &lease()).unwrap();
+        store
+            .decide(RT, "e", OWNER, &call(0, "bank", "transfer", "{}", false))
+            .unwrap();
+        store.release(RT, "e", OWNER).unwrap();
+        assert_eq!(
+            store.resume(RT, "e", &lease(), Some(0)).unwrap(),
+            Resumed::Resumed
+        );
+        assert_eq!(
+            store
+                .decide(RT, "e", OWNER, &call(0, "bank", "transfer", "{}", false))
+                .unwrap(),
+            Decision::Execute
+        );
+    });
 }
 
 #[test]
 fn an_idempotency_key_names_the_existing_run_and_an_orphaned_one_is_interrupted() {
-    let store = Store::open(":memory:", Durability::Normal).unwrap();
-    let key = Some("k1");
-    assert_eq!(
-        store
-            .begin(RT, "a", "code", "[]", 50, &lease(), key)
-            .unwrap(),
-        Begun::Started
-    );
-    assert_eq!(
-        store
-            .begin(RT, "b", "code", "[]", 50, &lease(), key)
-            .unwrap(),
-        Begun::Existing("a".into())
-    );
-    assert_eq!(status(&store, "a"), "running", "a live run is left alone");
-    assert!(store.get_execution(RT, "b").unwrap().is_none());
-    store.renew(RT, "a", &expired_lease()).unwrap();
-    assert_eq!(
-        store
-            .begin(RT, "c", "code", "[]", 50, &lease(), key)
-            .unwrap(),
-        Begun::Existing("a".into())
-    );
-    let a = store.get_execution(RT, "a").unwrap().unwrap();
-    assert_eq!(
-        (a.status.as_str(), a.error.as_deref()),
-        ("error", Some(INTERRUPTED))
-    );
-    // Keys are per runtime name.
-    assert_eq!(
-        store
-            .begin("other", "d", "code", "[]", 50, &lease(), key)
-            .unwrap(),
-        Begun::Started
-    );
+    each_store(|open| {
+        let store = open();
+        let key = Some("k1");
+        assert_eq!(
+            store
+                .begin(RT, "a", "code", "[]", 50, &lease(), key)
+                .unwrap(),
+            Begun::Started
+        );
+        assert_eq!(
+            store
+                .begin(RT, "b", "code", "[]", 50, &lease(), key)
+                .unwrap(),
+            Begun::Existing("a".into())
+        );
+        assert_eq!(status(&store, "a"), "running", "a live run is left alone");
+        assert!(store.get_execution(RT, "b").unwrap().is_none());
+        store.renew(RT, "a", &expired_lease()).unwrap();
+        assert_eq!(
+            store
+                .begin(RT, "c", "code", "[]", 50, &lease(), key)
+                .unwrap(),
+            Begun::Existing("a".into())
+        );
+        let a = store.get_execution(RT, "a").unwrap().unwrap();
+        assert_eq!(
+            (a.status.as_str(), a.error.as_deref()),
+            ("error", Some(INTERRUPTED))
+        );
+        // Keys are per runtime name.
+        assert_eq!(
+            store
+                .begin("other", "d", "code", "[]", 50, &lease(), key)
+                .unwrap(),
+            Begun::Started
+        );
+    });
 }
 
 #[test]
@@ -658,7 +740,7 @@ fn a_version_1_file_is_migrated_and_its_running_runs_are_orphans() {
     let path = path.to_str().unwrap();
     {
         let conn = Connection::open(path).unwrap();
-        conn.execute_batch(schema::MIGRATIONS[0]).unwrap();
+        conn.execute_batch(schema::SQLITE[0]).unwrap();
         conn.pragma_update(None, "user_version", 1).unwrap();
         conn.execute(
             "INSERT INTO cm_executions (runtime, id, code, status, created_at, updated_at)
@@ -680,4 +762,154 @@ fn a_version_1_file_is_migrated_and_its_running_runs_are_orphans() {
     );
     assert!(store.claim(RT, "old", &lease()).unwrap());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ---- PostgreSQL only -------------------------------------------------------------------------
+
+/// A PostgreSQL store in a fresh schema, when `CODEMODE_PG_URL` names a server.
+fn postgres_store(settings: postgres::PgSettings) -> Option<Store> {
+    let url = std::env::var("CODEMODE_PG_URL")
+        .ok()
+        .filter(|u| !u.is_empty())?;
+    static SCHEMAS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let schema = format!(
+        "p{}_{}_{}",
+        std::process::id(),
+        SCHEMAS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        now_ms()
+    );
+    let settings = postgres::PgSettings {
+        schema: Some(schema),
+        ..settings
+    };
+    let target = Arc::new(postgres::PgTarget::parse(&url, &settings).unwrap());
+    Some(Store::postgres(target, Default::default()))
+}
+
+#[test]
+fn an_unreachable_database_fails_with_store_unavailable_and_writes_nothing() {
+    // Nothing listens on port 1 of the loopback: refused at once.
+    let settings = postgres::PgSettings {
+        connect_timeout_ms: Some(500),
+        ..Default::default()
+    };
+    let target = postgres::PgTarget::parse("postgres://u@127.0.0.1:1/db", &settings).unwrap();
+    let store = Store::postgres(Arc::new(target), Default::default());
+    let e = store
+        .begin(RT, "e", "code", "[]", 50, &lease(), None)
+        .unwrap_err();
+    assert_eq!(e.code, crate::error::ErrorCode::StoreUnavailable);
+    assert!(
+        e.message.contains("PostgreSQL is unavailable"),
+        "{}",
+        e.message
+    );
+    // And again on the next operation (it tries to connect each time).
+    let e = store.running(RT).unwrap_err();
+    assert_eq!(e.code, crate::error::ErrorCode::StoreUnavailable);
+}
+
+#[test]
+fn text_postgres_cannot_hold_is_refused_clearly() {
+    let Some(store) = postgres_store(Default::default()) else {
+        return;
+    };
+    let e = store
+        .begin(RT, "e", "a\0b", "[]", 50, &lease(), None)
+        .unwrap_err();
+    assert_eq!(e.code, crate::error::ErrorCode::InvalidArgument);
+    assert!(e.message.contains("NUL"), "{}", e.message);
+    // Nothing was written, and the store goes on.
+    assert!(store.get_execution(RT, "e").unwrap().is_none());
+    store
+        .begin(RT, "e", "code", "[]", 50, &lease(), None)
+        .unwrap();
+}
+
+#[test]
+fn a_connection_the_server_ended_is_made_again() {
+    let Some(url) = std::env::var("CODEMODE_PG_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+    else {
+        return;
+    };
+    // Its own application name, so that only its connection is ended.
+    let name = format!("codemode-test-{}-{}", std::process::id(), now_ms());
+    let separator = if url.contains('?') { '&' } else { '?' };
+    let settings = postgres::PgSettings {
+        schema: Some(name.replace('-', "_")),
+        ..Default::default()
+    };
+    let target = postgres::PgTarget::parse(
+        &format!("{url}{separator}application_name={name}"),
+        &settings,
+    )
+    .unwrap();
+    let store = Store::postgres(Arc::new(target), Default::default());
+    store
+        .begin(RT, "e", "code", "[]", 50, &lease(), None)
+        .unwrap();
+    // Another session ends the store's connection (as a restarted server or a failover would).
+    let mut admin = ::postgres::Client::connect(&url, ::postgres::NoTls).unwrap();
+    let ended = admin
+        .query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1",
+            &[&name],
+        )
+        .unwrap();
+    assert!(!ended.is_empty());
+    std::thread::sleep(Duration::from_millis(100));
+    // The broken connection is found on use, dropped, and the operation runs on a new one.
+    assert!(store.renew(RT, "e", &lease()).unwrap());
+    assert_eq!(status(&store, "e"), "running");
+}
+
+#[test]
+fn many_runs_deciding_at_once_all_commit_through_conflicts() {
+    let Some(url) = std::env::var("CODEMODE_PG_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+    else {
+        return;
+    };
+    // One schema, 16 connections, each driving its own run through begin (which prunes),
+    // three calls and complete: the prunes' reads and the others' writes conflict, and every
+    // operation must still commit (retried), exactly once.
+    let schema = format!("c{}_{}", std::process::id(), now_ms());
+    let settings = postgres::PgSettings {
+        schema: Some(schema),
+        ..Default::default()
+    };
+    let target = Arc::new(postgres::PgTarget::parse(&url, &settings).unwrap());
+    let migrated = postgres::Migrated::default();
+    std::thread::scope(|scope| {
+        for t in 0..16 {
+            let store = Store::postgres(target.clone(), migrated.clone());
+            scope.spawn(move || {
+                for round in 0..5 {
+                    let id = format!("r{t}_{round}");
+                    store
+                        .begin(RT, &id, "code", "[]", 10, &lease(), None)
+                        .unwrap();
+                    for seq in 0..3 {
+                        let decided = store
+                            .decide(RT, &id, OWNER, &call(seq, "gh", "put", "{}", false))
+                            .unwrap();
+                        assert_eq!(decided, Decision::Execute);
+                        store
+                            .record_result(RT, &id, seq, Ok(Some("1".into())))
+                            .unwrap();
+                    }
+                    assert!(store.complete(RT, &id, OWNER, None, None).unwrap());
+                }
+            });
+        }
+    });
+    let store = Store::postgres(target, migrated);
+    // Pruned to the newest 10 terminal runs (each begin prunes beyond 10).
+    let left = store.list_executions(RT, None).unwrap();
+    assert!(left.len() <= 10 + 16, "{}", left.len());
+    assert!(left.iter().all(|e| e.status == Status::Completed));
+    assert!(left.iter().all(|e| e.log.len() == 3));
 }
