@@ -4,7 +4,11 @@
 // - __test__/executor, adversarial, runtime: once per isolation mode ('process', the default,
 //   then 'thread'), since what they check must hold in both arrangements;
 // - __test__/process (forces 'process' or drives the engine itself), __test__/compat (no
-//   executor at all) and __test__/install (the packed package, installed elsewhere): once.
+//   executor at all) and __test__/install (the packed package, installed elsewhere): once;
+// - __test__/runtime again, and __test__/postgres, over PostgreSQL (CODEMODE_TEST_STORE=postgres),
+//   and the Rust unit tests with CODEMODE_PG_URL: the server CODEMODE_PG_URL names, or a
+//   throwaway cluster started here (scripts/postgres.js). Where neither can be had the pass is
+//   skipped with a loud line, and CODEMODE_REQUIRE_POSTGRES=1 (CI sets it) makes that a failure.
 // Test files are listed here and passed by name: newer Nodes read a directory argument as a file
 // or a glob, older ones do not expand globs, but every Node takes file names.
 // Extra arguments narrow the JS run to those files or folders (e.g. `npm test -- __test__/compat`).
@@ -12,9 +16,13 @@ const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
+const { startPostgres } = require('./postgres.js');
+
 const root = path.join(__dirname, '..');
 const BOTH_MODES = ['executor', 'adversarial', 'runtime'];
 const ONCE = ['process', 'compat', 'install'];
+// Run once more over PostgreSQL (only then, for postgres/).
+const ON_POSTGRES = ['runtime', 'postgres'];
 
 function testFiles(target) {
   const full = path.resolve(root, target);
@@ -45,24 +53,51 @@ const targets = process.argv.slice(2);
 const inFolder = (file, folders) => folders.some((f) => file.startsWith(path.join('__test__', f) + path.sep));
 const selected = (targets.length > 0 ? targets : ['__test__']).flatMap(testFiles)
   .filter((f) => targets.length > 0 || !inFolder(f, ON_REQUEST));
-const twice = selected.filter((f) => !inFolder(f, ONCE));
+const twice = selected.filter((f) => !inFolder(f, [...ONCE, 'postgres']));
 const once = selected.filter((f) => inFolder(f, ONCE));
+const onPostgres = selected.filter((f) => inFolder(f, ON_POSTGRES));
 for (const f of twice) {
   if (!inFolder(f, [...BOTH_MODES, ...ON_REQUEST])) throw new Error(`${f} is in no test folder scripts/test.js knows`);
 }
 
-let failed = false;
-for (const isolation of ['process', 'thread']) {
-  if (twice.length === 0) break;
-  console.log(`\n=== JS tests, isolation: '${isolation}' (${BOTH_MODES.join(', ')}) ===`);
-  if (nodeTest(twice, { CODEMODE_EXECUTOR_ISOLATION: isolation }) !== 0) failed = true;
+async function main() {
+  let failed = false;
+  for (const isolation of ['process', 'thread']) {
+    if (twice.length === 0) break;
+    console.log(`\n=== JS tests, isolation: '${isolation}' (${BOTH_MODES.join(', ')}) ===`);
+    if (nodeTest(twice, { CODEMODE_EXECUTOR_ISOLATION: isolation }) !== 0) failed = true;
+  }
+  if (once.length > 0) {
+    console.log(`\n=== JS tests, once (${ONCE.join(', ')}) ===`);
+    if (nodeTest(once, {}) !== 0) failed = true;
+  }
+  const rust = targets.length === 0;
+  if (onPostgres.length > 0 || rust) {
+    const pg = await startPostgres();
+    const env = pg.skipped ? {} : { CODEMODE_PG_URL: pg.url };
+    try {
+      if (pg.skipped) {
+        console.log(`\n=== PostgreSQL pass SKIPPED: ${pg.skipped} ===`);
+        if (process.env.CODEMODE_REQUIRE_POSTGRES === '1') {
+          console.error('CODEMODE_REQUIRE_POSTGRES=1: the PostgreSQL pass must run here');
+          failed = true;
+        }
+      } else if (onPostgres.length > 0) {
+        console.log(`\n=== JS tests over PostgreSQL (${ON_POSTGRES.join(', ')}; ${pg.started ? 'a throwaway cluster' : 'CODEMODE_PG_URL'}) ===`);
+        if (nodeTest(onPostgres, { ...env, CODEMODE_TEST_STORE: 'postgres' }) !== 0) failed = true;
+      }
+      if (rust) {
+        console.log(`\n=== Rust unit tests${pg.skipped ? '' : ' (the store\'s over SQLite and PostgreSQL)'} ===`);
+        if (run(process.execPath, [path.join(__dirname, 'cargo.js'), 'test', '--release', '--lib'], env) !== 0) failed = true;
+      }
+    } finally {
+      if (!pg.skipped) pg.stop();
+    }
+  }
+  return failed;
 }
-if (once.length > 0) {
-  console.log(`\n=== JS tests, once (${ONCE.join(', ')}) ===`);
-  if (nodeTest(once, {}) !== 0) failed = true;
-}
-if (targets.length === 0) {
-  console.log('\n=== Rust unit tests ===');
-  if (run(process.execPath, [path.join(__dirname, 'cargo.js'), 'test', '--release', '--lib'], {}) !== 0) failed = true;
-}
-process.exit(failed ? 1 : 0);
+
+main().then((failed) => process.exit(failed ? 1 : 0), (error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -20,6 +20,7 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { IsolateExecutor, createCodemodeRuntime } = require('../../lib/index.js');
 const { Bank, readLedger, inForce } = require('../fixtures/bank.js');
+const { storeOptions } = require('./stores.js');
 
 const TRIALS = Number(process.env.CODEMODE_CRASH_TRIALS || 30);
 const WORKER = path.join(__dirname, '..', 'fixtures', 'bank-worker.js');
@@ -31,10 +32,10 @@ test.after(() => executor.dispose());
 
 // Runs the worker and kills it at `point` (a marker line) or after `delayMs`; resolves when it
 // is gone, with what it printed.
-function runAndKill(dbFile, ledgerFile, { point, delayMs }) {
+function runAndKill(store, ledgerFile, { point, delayMs }) {
   return new Promise((resolve) => {
     const isolation = process.env.CODEMODE_EXECUTOR_ISOLATION || 'process';
-    const child = spawn(process.execPath, [WORKER, dbFile, ledgerFile, isolation], {
+    const child = spawn(process.execPath, [WORKER, JSON.stringify(store), ledgerFile, isolation], {
       env: { ...process.env, BANK_MARKERS: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -83,12 +84,12 @@ async function settle(runtime, ledgerFile, verdict) {
 
 async function trial(i) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'codemode-crash-'));
-  const dbFile = path.join(dir, 'runtime.db');
+  const store = storeOptions(dir);
   const ledgerFile = path.join(dir, 'ledger.jsonl');
   const plan = i % 2 === 0 ? { point: CHOSEN[(i / 2) % CHOSEN.length] } : { delayMs: 150 + Math.floor(Math.random() * 900) };
-  const killed = await runAndKill(dbFile, ledgerFile, plan);
+  const killed = await runAndKill(store, ledgerFile, plan);
   const verdict = { plan, duplicates: 0, nonTerminal: 0, lostApprovals: 0, rolledBackInForce: 0, missingEffects: 0, inDoubt: 0, approvedBeforeKill: false, status: 'none' };
-  const runtime = createCodemodeRuntime({ executor, connectors: [new Bank(ledgerFile)], path: dbFile, leaseMs: 2000 });
+  const runtime = createCodemodeRuntime({ executor, connectors: [new Bank(ledgerFile)], ...store, leaseMs: 2000 });
   const before = (await runtime.executions())[0];
   // The child's approval was accepted (the run is running again and w1 was decided) if the
   // child got past its pause: such an approval must not be asked for again.
@@ -118,7 +119,7 @@ async function trial(i) {
   return verdict;
 }
 
-test(`crash safety: ${TRIALS} kills of a process mid-run, recovered by another over the same file`, { timeout: 600_000 }, async () => {
+test(`crash safety: ${TRIALS} kills of a process mid-run, recovered by another over the same store`, { timeout: 600_000 }, async () => {
   const totals = { duplicates: 0, nonTerminal: 0, lostApprovals: 0, rolledBackInForce: 0, missingEffects: 0, inDoubt: 0, approvedBeforeKill: 0 };
   const statuses = {};
   const bad = [];

@@ -11,13 +11,14 @@ const { IsolateExecutor, createCodemodeRuntime } = require('../../lib/index.js')
 const { CodemodeExecutorError } = require('../../lib/executor/errors.js');
 const { Tracker, load } = require('../fixtures/tracker.js');
 const { Bank, readLedger } = require('../fixtures/bank.js');
+const { KIND, storeOptions, nativeStore } = require('./stores.js');
 
 const executor = new IsolateExecutor({ workers: 2 });
 test.after(() => executor.dispose());
 
 function files() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'codemode-ownership-'));
-  return { dir, db: path.join(dir, 'runtime.db'), data: path.join(dir, 'tracker.json'), ledger: path.join(dir, 'ledger.jsonl') };
+  return { dir, store: storeOptions(dir), data: path.join(dir, 'tracker.json'), ledger: path.join(dir, 'ledger.jsonl') };
 }
 
 const READ_THEN_CREATE = `async () => {
@@ -33,7 +34,7 @@ const READ_THEN_CREATE = `async () => {
 test('a prompt approval, as soon as the pause is visible, never destroys the run', async () => {
   for (let round = 0; round < 10; round++) {
     const f = files();
-    const runtime = createCodemodeRuntime({ executor, connectors: [new Tracker(f.data)], path: f.db });
+    const runtime = createCodemodeRuntime({ executor, connectors: [new Tracker(f.data)], ...f.store });
     const first = runtime.execute({ code: READ_THEN_CREATE });
     let approval;
     while (approval === undefined) {
@@ -50,7 +51,7 @@ test('a prompt approval, as soon as the pause is visible, never destroys the run
 
 test('approve({ seq }) applies only to the action the approver saw, and names what waits instead', async () => {
   const f = files();
-  const runtime = createCodemodeRuntime({ executor, connectors: [new Tracker(f.data)], path: f.db });
+  const runtime = createCodemodeRuntime({ executor, connectors: [new Tracker(f.data)], ...f.store });
   const paused = await runtime.execute({ code: READ_THEN_CREATE });
   const stale = await runtime.approve({ executionId: paused.executionId, seq: 5 });
   assert.deepEqual(stale, {
@@ -69,7 +70,7 @@ test('execute({ idempotencyKey }): started once; a retry answers in progress, th
   let release;
   const gate = new Promise((r) => { release = r; });
   const tracker = new Tracker(f.data, { slow: { description: 'slow', execute: () => gate } });
-  const runtime = createCodemodeRuntime({ executor, connectors: [tracker], path: f.db });
+  const runtime = createCodemodeRuntime({ executor, connectors: [tracker], ...f.store });
   const code = 'async () => { await tracker.slow(); return (await tracker.list_issues()).length; }';
   const first = runtime.execute({ code, idempotencyKey: 'order-17' });
   await new Promise((r) => setTimeout(r, 200));
@@ -108,16 +109,16 @@ function flakyExecutor(failures) {
 test('a machinery fault during an approve keeps the run: the pass is retried and the approved action runs once', async () => {
   const f = files();
   const bank = () => new Bank(f.ledger);
-  const runtime = createCodemodeRuntime({ executor, connectors: [bank()], path: f.db });
+  const runtime = createCodemodeRuntime({ executor, connectors: [bank()], ...f.store });
   const paused = await runtime.execute({ code: 'async () => { await bank.pay({ memo: "a" }); await bank.wire({ memo: "w" }); return "done"; }' });
   assert.equal(paused.status, 'paused');
-  const flaky = createCodemodeRuntime({ executor: flakyExecutor(1), connectors: [bank()], path: f.db });
+  const flaky = createCodemodeRuntime({ executor: flakyExecutor(1), connectors: [bank()], ...f.store });
   const done = await flaky.approve({ executionId: paused.executionId, seq: paused.pending[0].seq });
   assert.equal(done.status, 'completed', JSON.stringify(done));
   assert.deepEqual(readLedger(f.ledger).filter((r) => r.op === 'effect').map((r) => r.memo), ['a', 'w']);
   // Faults on every retry: the run is kept for recover(), not ended.
   const second = await runtime.execute({ code: 'async () => { await bank.pay({ memo: "b" }); await bank.wire({ memo: "x" }); return "two"; }' });
-  const broken = createCodemodeRuntime({ executor: flakyExecutor(10), connectors: [bank()], path: f.db });
+  const broken = createCodemodeRuntime({ executor: flakyExecutor(10), connectors: [bank()], ...f.store });
   const interrupted = await broken.approve({ executionId: second.executionId, seq: second.pending[0].seq });
   assert.equal(interrupted.status, 'error');
   assert.equal(interrupted.interrupted, 'ERR_WORKER_LOST');
@@ -142,16 +143,15 @@ test('a call in doubt pauses the run for a person unless its tool is idempotent;
       return { ...tools, pay: { ...tools.pay, execute: async (args, ctx) => { await tools.pay.execute(args, ctx); return stuck; } } };
     }
   }
-  const dying = createCodemodeRuntime({ executor, connectors: [new Stuck(f.ledger)], path: f.db, leaseMs: 150 });
+  const dying = createCodemodeRuntime({ executor, connectors: [new Stuck(f.ledger)], ...f.store, leaseMs: 150 });
   const lost = dying.execute({ code: 'async () => { await bank.transfer({ memo: "t" }); await bank.pay({ memo: "p" }); return 1; }' });
   // Wait for the effect of pay, then stop the pass renewing its lease by ending its executor
   // run the hard way: the test drops the pass (its promise is never awaited to the end).
   while (!readLedger(f.ledger).some((r) => r.memo === 'p')) await new Promise((r) => setTimeout(r, 5));
   const [running] = await dying.executions();
   // Make the holder look dead: its lease is cleared as a dead process's would be.
-  const { NativeStore } = require('../../lib/native.js');
-  await new NativeStore(f.db).release('default', running.id, running.owner);
-  const survivor = createCodemodeRuntime({ executor, connectors: [new Bank(f.ledger)], path: f.db });
+  await nativeStore(f.store).release('default', running.id, running.owner);
+  const survivor = createCodemodeRuntime({ executor, connectors: [new Bank(f.ledger)], ...f.store });
   const [outcome] = await survivor.recover();
   assert.equal(outcome.status, 'paused', JSON.stringify(outcome));
   const [doubt] = outcome.pending;
@@ -199,7 +199,7 @@ test('an engine process killed during an approve: the run is kept, retried, and 
         };
       }
     }
-    const runtime = createCodemodeRuntime({ executor: engine, connectors: [new Killer(f.ledger)], path: f.db });
+    const runtime = createCodemodeRuntime({ executor: engine, connectors: [new Killer(f.ledger)], ...f.store });
     const paused = await runtime.execute({ code: 'async () => { await bank.pay({ memo: "a" }); await bank.wire({ memo: "w" }); await bank.pay({ memo: "b" }); return "done"; }' });
     assert.equal(paused.status, 'paused');
     const done = await runtime.approve({ executionId: paused.executionId, seq: paused.pending[0].seq });
@@ -218,7 +218,7 @@ test('two processes approving the same run at jittered moments: one runs it, the
       const { IsolateExecutor, createCodemodeRuntime } = require('./lib/index.js');
       const { Bank } = require('./__test__/fixtures/bank.js');
       const executor = new IsolateExecutor({ workers: 1 });
-      const runtime = createCodemodeRuntime({ executor, connectors: [new Bank(${JSON.stringify(f.ledger)})], path: ${JSON.stringify(f.db)} });
+      const runtime = createCodemodeRuntime({ executor, connectors: [new Bank(${JSON.stringify(f.ledger)})], ...${JSON.stringify(f.store)} });
       setTimeout(() => runtime.approve({ executionId: ${JSON.stringify(id)}, seq: ${seq} })
         .then((o) => { console.log(JSON.stringify(o)); return executor.dispose(); }), ${delayMs});`;
     const child = spawn(process.execPath, ['-e', source], { cwd: path.join(__dirname, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] });
@@ -228,7 +228,7 @@ test('two processes approving the same run at jittered moments: one runs it, the
   });
   for (let round = 0; round < 3; round++) {
     const f = files();
-    const runtime = createCodemodeRuntime({ executor, connectors: [new Bank(f.ledger)], path: f.db });
+    const runtime = createCodemodeRuntime({ executor, connectors: [new Bank(f.ledger)], ...f.store });
     const paused = await runtime.execute({ code: 'async () => { await bank.wire({ memo: "w" }); return "done"; }' });
     const seq = paused.pending[0].seq;
     const outcomes = await Promise.all([approveIn(f, paused.executionId, seq, Math.random() * 40), approveIn(f, paused.executionId, seq, Math.random() * 40)]);
@@ -243,15 +243,16 @@ test('two processes approving the same run at jittered moments: one runs it, the
 
 test('recoverEvery takes up an orphaned run on its own; leaseMs, recoverEvery and durability are validated', async () => {
   const f = files();
-  const { NativeStore } = require('../../lib/native.js');
-  const runtime = createCodemodeRuntime({ executor, connectors: [new Bank(f.ledger)], path: f.db, durability: 'full' });
+  // A SQLite file asked for full durability (a PostgreSQL server has its own).
+  const durable = KIND === 'sqlite' ? { durability: 'full' } : {};
+  const runtime = createCodemodeRuntime({ executor, connectors: [new Bank(f.ledger)], ...f.store, ...durable });
   const paused = await runtime.execute({ code: 'async () => { await bank.wire({ memo: "w" }); await bank.pay({ memo: "p" }); return "done"; }' });
   // Approved in a process that died right after: the run is running and held by nobody.
-  const store = new NativeStore(f.db);
+  const store = nativeStore(f.store);
   const resumed = await store.resume('default', paused.executionId, { owner: 'gone/1/x', until: Date.now() + 60_000 }, paused.pending[0].seq);
   assert.equal(resumed.kind, 'resumed');
   assert.equal(await store.release('default', paused.executionId, 'gone/1/x'), true);
-  const watcher = createCodemodeRuntime({ executor, connectors: [new Bank(f.ledger)], path: f.db, recoverEvery: 100 });
+  const watcher = createCodemodeRuntime({ executor, connectors: [new Bank(f.ledger)], ...f.store, recoverEvery: 100 });
   try {
     let status;
     for (let i = 0; i < 100 && status !== 'completed'; i++) {
@@ -268,6 +269,6 @@ test('recoverEvery takes up an orphaned run on its own; leaseMs, recoverEvery an
     [{ recoverEvery: 1.5 }, /recoverEvery must be an integer of at least 100 ms/],
     [{ durability: 'fast' }, /durability must be "normal" or "full" \(got "fast"\)/],
   ]) {
-    assert.throws(() => createCodemodeRuntime({ executor, connectors: [], path: f.db, ...options }), (e) => e.code === 'ERR_INVALID_ARGUMENT' && pattern.test(e.message));
+    assert.throws(() => createCodemodeRuntime({ executor, connectors: [], path: path.join(f.dir, 'options.db'), ...options }), (e) => e.code === 'ERR_INVALID_ARGUMENT' && pattern.test(e.message));
   }
 });

@@ -1,6 +1,6 @@
 'use strict';
-// The durable runtime (docs/cloudflare-compat.md §6–§10) over a SQLite file: every transition and message of §6,
-// across passes, processes and races.
+// The durable runtime (docs/cloudflare-compat.md §6–§10) over a SQLite file, and over PostgreSQL in npm test's
+// PostgreSQL pass (stores.js): every transition and message of §6, across passes, processes and races.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -9,6 +9,7 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { IsolateExecutor, createCodemodeRuntime, CodemodeConnector } = require('../../lib/index.js');
 const { Tracker, load } = require('../fixtures/tracker.js');
+const { storeOptions } = require('./stores.js');
 
 const executor = new IsolateExecutor({ workers: 2 });
 test.after(() => executor.dispose());
@@ -21,7 +22,7 @@ function setup(extra = {}, options = {}) {
   const dir = tempDir();
   const dbFile = path.join(dir, 'tracker.json');
   const tracker = new Tracker(dbFile, extra);
-  const runtime = createCodemodeRuntime({ executor, connectors: [tracker], path: path.join(dir, 'runtime.db'), ...options });
+  const runtime = createCodemodeRuntime({ executor, connectors: [tracker], ...storeOptions(dir), ...options });
   return { dir, dbFile, tracker, runtime, ran: () => load(dbFile).ran };
 }
 
@@ -97,7 +98,7 @@ test('approval: a paused run is approved from a new process over the same file; 
     const { Tracker } = require('./__test__/fixtures/tracker.js');
     (async () => {
       const executor = new IsolateExecutor({ workers: 1 });
-      const runtime = createCodemodeRuntime({ executor, connectors: [new Tracker(${JSON.stringify(dbFile)})], path: ${JSON.stringify(path.join(dir, 'runtime.db'))} });
+      const runtime = createCodemodeRuntime({ executor, connectors: [new Tracker(${JSON.stringify(dbFile)})], ...${JSON.stringify(storeOptions(dir))} });
       const out = await runtime.approve({ executionId: ${JSON.stringify(paused.executionId)} });
       console.log(JSON.stringify(out));
       await executor.dispose();
@@ -118,7 +119,7 @@ test('approval: a paused run is approved from a new process over the same file; 
 test('approve refuses a run whose recorded connectors are not configured', async () => {
   const { dir, runtime } = setup();
   const paused = await runtime.execute({ code: READ_THEN_CREATE });
-  const bare = createCodemodeRuntime({ executor, connectors: [], path: path.join(dir, 'runtime.db') });
+  const bare = createCodemodeRuntime({ executor, connectors: [], ...storeOptions(dir) });
   const out = await bare.approve({ executionId: paused.executionId });
   assert.equal(out.error, `Execution "${paused.executionId}" requires connector(s) "tracker" that are not configured on this runtime.`);
   assert.equal((await runtime.pending(paused.executionId)).length, 1, 'still paused');
@@ -146,7 +147,7 @@ test('two processes racing approve and reject on one execution: exactly one outc
       const { IsolateExecutor, createCodemodeRuntime } = require('./lib/index.js');
       const { Tracker } = require('./__test__/fixtures/tracker.js');
       const executor = new IsolateExecutor({ workers: 1 });
-      const runtime = createCodemodeRuntime({ executor, connectors: [new Tracker(${JSON.stringify(dbFile)})], path: ${JSON.stringify(path.join(dir, 'runtime.db'))} });
+      const runtime = createCodemodeRuntime({ executor, connectors: [new Tracker(${JSON.stringify(dbFile)})], ...${JSON.stringify(storeOptions(dir))} });
       const id = ${JSON.stringify(paused.executionId)};`;
     const [approver, rejecter] = await Promise.all([
       child(`${common} runtime.approve({ executionId: id }).then((o) => { console.log(JSON.stringify(o.status)); return executor.dispose(); });`),
@@ -373,9 +374,8 @@ test('tool(): the AI SDK shape, the model output without calls', async () => {
 
 test('one file, two runtime names: partitions that never see each other', async () => {
   const dir = tempDir();
-  const file = path.join(dir, 'shared.db');
-  const a = createCodemodeRuntime({ executor, connectors: [], name: 'a', path: file });
-  const b = createCodemodeRuntime({ executor, connectors: [], name: 'b', path: file });
+  const a = createCodemodeRuntime({ executor, connectors: [], name: 'a', ...storeOptions(dir, 'shared.db') });
+  const b = createCodemodeRuntime({ executor, connectors: [], name: 'b', ...storeOptions(dir, 'shared.db') });
   await a.execute({ code: 'async () => "from a"' });
   assert.equal((await a.executions()).length, 1);
   assert.equal((await b.executions()).length, 0);
@@ -424,7 +424,7 @@ test('a connector whose describe() fails makes execute reject, and a later call 
       return super.describe();
     }
   }
-  const runtime = createCodemodeRuntime({ executor, connectors: [new Flaky()], path: ':memory:' });
+  const runtime = createCodemodeRuntime({ executor, connectors: [new Flaky()], ...storeOptions(tempDir()) });
   const tool = runtime.tool();
   await assert.rejects(tool.execute({ code: 'async () => flaky.ping()' }), { message: 'connector offline' });
   failing = false;

@@ -1,8 +1,8 @@
 'use strict';
 // The durable Code Mode runtime (docs/cloudflare-compat.md §6–§11) for Node: Cloudflare keeps it in a Durable Object,
-// this keeps it in a SQLite file (src/store via NativeStore). Nothing per run lives in memory:
-// every operation addresses an execution id, so any process over the same file can resume,
-// approve, reject or roll back any run.
+// this keeps it in a SQLite file or a PostgreSQL database (src/store via NativeStore). Nothing
+// per run lives in memory: every operation addresses an execution id, so any process over the
+// same store can resume, approve, reject or roll back any run.
 //
 // The parts: store.js (the SQLite store and the facet of one runtime name, the handle's only way
 // to it), pass.js (one pass over an execution, and connector setup); this file is the handle.
@@ -13,7 +13,7 @@ const { invalidArgument } = require('../executor/errors.js');
 const { buildDescription, codeInputSchema, toModelOutput } = require('./model-tool.js');
 const { tooLargeMessage, MAX_DURABLE_VALUE_BYTES } = require('./durable.js');
 const { messageOf } = require('../util.js');
-const { storeAt, RuntimeStore } = require('./store.js');
+const { storeAt, storeOn, RuntimeStore } = require('./store.js');
 const {
   SetupCache, loadSetup, eachConnector, runPass, callContext, missingConnectors, requiresMessage,
 } = require('./pass.js');
@@ -49,25 +49,23 @@ class CodemodeRuntimeHandle {
   #connectors;
   #executor;
   #name;
-  #file;
+  #openStore; // () => the NativeStore (a SQLite file is opened, and created, on first use)
   #maxExecutions;
   #transformResult;
   #facet;
   #setup; // search() and describe(): connectors' describe() once per handle (§6.9)
   #executeSetup; // execute(): connectors' describe() once for all its runs, as one tool object's
   #leaseMs;
-  #durability;
   #recoverTimer;
 
   constructor(options) {
     this.#connectors = options.connectors;
     this.#executor = options.executor;
     this.#name = options.name;
-    this.#file = options.path;
+    this.#openStore = options.openStore;
     this.#maxExecutions = options.maxExecutions;
     this.#transformResult = options.transformResult;
     this.#leaseMs = options.leaseMs;
-    this.#durability = options.durability;
     this.#setup = new SetupCache(this.#connectors);
     if (options.recoverEvery !== undefined) {
       this.#recoverTimer = setInterval(() => {
@@ -104,7 +102,7 @@ class CodemodeRuntimeHandle {
       if (typeof this.#name !== 'string' || !NAME_PATTERN.test(this.#name)) {
         throw new Error(`Invalid codemode runtime name "${this.#name}" — use letters, digits, "_", "-" or "."`);
       }
-      this.#facet = new RuntimeStore(storeAt(this.#file, this.#durability), this.#name);
+      this.#facet = new RuntimeStore(this.#openStore(), this.#name);
     }
     return this.#facet;
   }
@@ -387,14 +385,53 @@ async function refusal(facet, executionId, resumed, seq) {
 }
 
 /**
- * createCodemodeRuntime({ executor, connectors, name?, path?, maxExecutions?, transformResult? }):
+ * createCodemodeRuntime({ executor, connectors, name?, path? | store?, maxExecutions?, transformResult? }):
  * the durable runtime over a SQLite file (`path`, default `.codemode/runtime.db` under the
- * working directory; `':memory:'` for a private one). `name` partitions the file.
+ * working directory; `':memory:'` for a private one) or a PostgreSQL database (`store`, a
+ * `postgres://` URL or `{ url, ...settings }`, for hosts on several machines). `name`
+ * partitions the store.
  */
 // The options createCodemodeRuntime reads; Cloudflare's `ctx` (the Durable Object's state, which
-// `path` replaces here) is accepted and ignored so that code written for Workers passes it.
-const RUNTIME_OPTIONS = ['executor', 'connectors', 'name', 'path', 'maxExecutions', 'transformResult', 'leaseMs', 'recoverEvery', 'durability'];
+// `path` or `store` replaces here) is accepted and ignored so that code written for Workers passes it.
+const RUNTIME_OPTIONS = ['executor', 'connectors', 'name', 'path', 'store', 'maxExecutions', 'transformResult', 'leaseMs', 'recoverEvery', 'durability'];
 const CLOUDFLARE_ONLY_RUNTIME_OPTIONS = ['ctx'];
+// A PostgreSQL store's settings (ranges and defaults: src/store/postgres.rs PgSettings).
+const POSTGRES_STORE_OPTIONS = ['url', 'maxConnections', 'connectTimeoutMs', 'statementTimeoutMs', 'schema'];
+const POSTGRES_URL = /^postgres(ql)?:\/\//;
+
+// `store` as `{ url, ...settings }`, checked; the settings' values are checked natively.
+function postgresStoreSpec(store) {
+  const spec = typeof store === 'string' ? { url: store } : store;
+  if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) {
+    throw invalidArgument('createCodemodeRuntime: store must be a postgres:// URL or { url, maxConnections?, connectTimeoutMs?, statementTimeoutMs?, schema? }');
+  }
+  checkOptionNames(spec, POSTGRES_STORE_OPTIONS, 'createCodemodeRuntime store options', invalidArgument);
+  if (typeof spec.url !== 'string' || !POSTGRES_URL.test(spec.url)) {
+    throw invalidArgument(`createCodemodeRuntime: store must name a PostgreSQL database with a postgres:// or postgresql:// URL (got ${JSON.stringify(typeof spec.url === 'string' ? spec.url.replace(/\/\/[^@/]*@/, '//…@') : spec.url)}); a SQLite file is given as path`);
+  }
+  return spec;
+}
+
+// Where the runtime keeps its state: a function that opens it. A PostgreSQL store is made now,
+// so that bad settings throw here (it connects to nothing until its first operation); a SQLite
+// file is opened, and created, on first use.
+function storeOpener(options) {
+  if (options.store !== undefined) {
+    for (const sqliteOnly of ['path', 'durability']) {
+      if (options[sqliteOnly] !== undefined) {
+        throw invalidArgument(`createCodemodeRuntime: ${sqliteOnly} applies to a SQLite file and cannot be given with store (a PostgreSQL database)`);
+      }
+    }
+    const store = storeOn(postgresStoreSpec(options.store));
+    return () => store;
+  }
+  const durability = options.durability === undefined ? 'normal' : options.durability;
+  if (durability !== 'normal' && durability !== 'full') {
+    throw invalidArgument(`createCodemodeRuntime: durability must be "normal" or "full" (got ${JSON.stringify(durability)})`);
+  }
+  const file = options.path === undefined ? DEFAULT_PATH : options.path;
+  return () => storeAt(file, durability);
+}
 
 function createCodemodeRuntime(options = {}) {
   // A misspelt option (`stor`, `maxExecution`) would otherwise silently keep its default.
@@ -411,18 +448,13 @@ function createCodemodeRuntime(options = {}) {
   if (options.recoverEvery !== undefined && (!Number.isInteger(options.recoverEvery) || options.recoverEvery < 100)) {
     throw invalidArgument(`createCodemodeRuntime: recoverEvery must be an integer of at least 100 ms (got ${options.recoverEvery})`);
   }
-  const durability = options.durability === undefined ? 'normal' : options.durability;
-  if (durability !== 'normal' && durability !== 'full') {
-    throw invalidArgument(`createCodemodeRuntime: durability must be "normal" or "full" (got ${JSON.stringify(durability)})`);
-  }
   return new CodemodeRuntimeHandle({
     leaseMs,
-    durability,
+    openStore: storeOpener(options),
     recoverEvery: options.recoverEvery,
     connectors,
     executor: options.executor,
     name: options.name === undefined ? DEFAULT_RUNTIME_NAME : options.name,
-    path: options.path === undefined ? DEFAULT_PATH : options.path,
     maxExecutions: options.maxExecutions === undefined ? DEFAULT_MAX_EXECUTIONS : options.maxExecutions,
     transformResult: options.transformResult,
   });

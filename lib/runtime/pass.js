@@ -90,11 +90,16 @@ function withGlobalsHint(message, setup) {
   return `${message} (the only globals available in the sandbox are: ${[...setup.connectorsByName.keys(), 'codemode'].join(', ')})`;
 }
 
+// A store that cannot be reached is a fault of the machinery, not of the program: the pass
+// stops where it is (the program is paused, as for an approval) and the run keeps its state.
+const STORE_UNAVAILABLE = 'ERR_STORE_UNAVAILABLE';
+
 // Connector bindings for one pass: each call takes the next seq, asks the store, and runs,
-// replays or pauses. A binding never rejects: failures become the error marker. Calls under way
-// are kept in `inFlight`, so a pass interrupted by the machinery can wait for their effects to
+// replays or pauses. A binding never rejects: failures become the error marker, and a store that
+// cannot be reached pauses the program and is kept in `pass.storeFault`. Calls under way are
+// kept in `pass.inFlight`, so a pass interrupted by the machinery can wait for their effects to
 // be recorded before it lets the run go.
-function connectorBindings(setup, facet, id, cursor, inFlight) {
+function connectorBindings(setup, facet, id, cursor, pass) {
   return setup.descriptions.map((description) => ({
     name: description.name,
     binding: {
@@ -111,12 +116,16 @@ function connectorBindings(setup, facet, id, cursor, inFlight) {
             await facet.recordResult(id, seq, description.name, method, result);
             return result;
           } catch (error) {
+            if (error && error.code === STORE_UNAVAILABLE) {
+              pass.storeFault ??= error;
+              return { [CONTROL_KEY]: 'pause' };
+            }
             console.error(`codemode: ${description.name}.${method} failed (execution ${id})`, error);
             return { [CONTROL_KEY]: 'error', message: messageOf(error) };
           }
         })();
-        inFlight.add(call);
-        call.finally(() => inFlight.delete(call));
+        pass.inFlight.add(call);
+        call.finally(() => pass.inFlight.delete(call));
         return call;
       },
     },
@@ -129,7 +138,19 @@ function callContext(executionId, seq) {
   return { executionId, seq, idempotencyKey: `${executionId}:${seq}` };
 }
 
-function platformProvider(setup, bindings, facet, executor, id, cursor) {
+// A step's store operation: a store that cannot be reached stops the pass as a binding's does
+// (the step's prelude reads anything but a decision as a pause).
+async function stepStore(pass, operation) {
+  try {
+    return await operation();
+  } catch (error) {
+    if (!(error && error.code === STORE_UNAVAILABLE)) throw error;
+    pass.storeFault ??= error;
+    return { kind: 'pause' };
+  }
+}
+
+function platformProvider(setup, bindings, facet, executor, id, cursor, pass) {
   const provider = {
     name: 'codemode',
     prelude: STEP_PRELUDE,
@@ -146,9 +167,10 @@ function platformProvider(setup, bindings, facet, executor, id, cursor) {
         const output = await runCode({ code, executor, providers: [provider], connectors: bindings });
         return output.result;
       },
-      __stepDecide: async (name) => facet.decide(id, cursor.next(), STEP_CONNECTOR, String(name), undefined, false, false),
+      __stepDecide: async (name) => stepStore(pass, () => facet.decide(id, cursor.next(), STEP_CONNECTOR, String(name), undefined, false, false)),
       __stepRecord: async (seq, value, name) => {
-        await facet.recordResult(id, Number(seq), STEP_CONNECTOR, String(name), value);
+        const recorded = await stepStore(pass, () => facet.recordResult(id, Number(seq), STEP_CONNECTOR, String(name), value));
+        if (recorded !== undefined) throw new Error(PAUSE_SENTINEL);
         return true;
       },
     },
@@ -180,7 +202,8 @@ const MACHINERY_RETRIES = 2;
 async function runPass(id, code, setup, facet, executor, options) {
   for (let attempt = 0; ; attempt++) {
     const outcome = await onePass(id, code, setup, facet, executor, options);
-    if (outcome.interrupted === undefined || attempt >= MACHINERY_RETRIES) return outcome;
+    // A store that cannot be reached now would not be reached by a retry at once either.
+    if (outcome.interrupted === undefined || outcome.interrupted === STORE_UNAVAILABLE || attempt >= MACHINERY_RETRIES) return outcome;
     if (!(await facet.claim(id, options.leaseMs))) return outcome; // another process took it up
   }
 }
@@ -188,9 +211,9 @@ async function runPass(id, code, setup, facet, executor, options) {
 async function onePass(id, code, setup, facet, executor, { leaseMs, transformResult }) {
   let n = 0;
   const cursor = { next: () => n++ };
-  const inFlight = new Set();
-  const bindings = connectorBindings(setup, facet, id, cursor, inFlight);
-  const provider = platformProvider(setup, bindings, facet, executor, id, cursor);
+  const pass = { inFlight: new Set(), storeFault: undefined };
+  const bindings = connectorBindings(setup, facet, id, cursor, pass);
+  const provider = platformProvider(setup, bindings, facet, executor, id, cursor, pass);
   const connectors = [...setup.connectorsByName.values()];
   const renewal = setInterval(() => {
     // A failed renewal is retried on the next tick; the lease runs a few ticks long.
@@ -211,18 +234,23 @@ async function onePass(id, code, setup, facet, executor, { leaseMs, transformRes
     } catch (error) {
       threw = error;
     }
-    if (threw !== undefined && MACHINERY_FAULTS.has(threw.code)) {
+    const fault = pass.storeFault ?? (threw !== undefined && MACHINERY_FAULTS.has(threw.code) ? threw : undefined);
+    if (fault !== undefined) {
       // The program did not fail; its pass was cut short. Effects already under way are
-      // recorded first, then the run is let go as it stands, for a retry.
-      await Promise.allSettled([...inFlight]);
+      // recorded first (where the store can still be reached), then the run is let go as it
+      // stands, for a retry; when the store cannot be reached, its lease lapses instead.
+      await Promise.allSettled([...pass.inFlight]);
       ended = true;
-      await facet.release(id);
-      const message = messageOf(threw);
+      try {
+        await facet.release(id);
+      } catch (error) {
+        if (!(error && error.code === STORE_UNAVAILABLE)) throw error;
+      }
       return {
         status: 'error',
         executionId: id,
-        error: `The pass was interrupted (${threw.code}: ${message}); the run was kept and can be resumed by recover()`,
-        interrupted: threw.code,
+        error: `The pass was interrupted (${fault.code}: ${messageOf(fault)}); the run was kept and can be resumed by recover()`,
+        interrupted: fault.code,
       };
     }
     // The stored status is the source of truth, not what the program threw.

@@ -1,8 +1,8 @@
 'use strict';
-// The runtime's storage: one NativeStore per SQLite file, and `RuntimeStore`, the facet of one
-// runtime name that converts between JS values and the rows of docs/cloudflare-compat.md §6. The
-// handle and the pass reach the store only through a facet, so the name and the conversions live
-// in one place.
+// The runtime's storage: one NativeStore per SQLite file or PostgreSQL database, and
+// `RuntimeStore`, the facet of one runtime name that converts between JS values and the rows of
+// docs/cloudflare-compat.md §6. The handle and the pass reach the store only through a facet, so
+// the name and the conversions live in one place.
 
 const os = require('node:os');
 const path = require('node:path');
@@ -12,19 +12,41 @@ const {
   toStored, parseForStorage, stableStringify, stringifyForStorage, logsForStorage, MAX_DURABLE_VALUE_BYTES,
 } = require('./durable.js');
 
-// One NativeStore per file (and durability) in this process (SQLite connections are per file;
-// the store serializes its own access). Every operation of a NativeStore runs on its own thread
-// and returns a promise: a file another process holds locked never stalls this event loop.
+// One NativeStore per place in this process while any runtime uses it: per SQLite file (and
+// durability; SQLite connections are per file, and the store serializes its own access) or per
+// PostgreSQL URL and settings (one bounded pool of connections, however many runtimes use it).
+// Held weakly: a store no runtime uses any more is collected, and its threads and connections
+// end. Every operation of a NativeStore runs on one of its own threads and returns a promise: a
+// file or row another process holds locked, or a database far away, never stalls this event loop.
 const stores = new Map();
-function storeAt(file, durability = 'normal') {
-  if (file === ':memory:') return new NativeStore(':memory:', durability);
-  const key = `${durability}:${path.resolve(file)}`;
-  let store = stores.get(key);
+
+function shared(key, open) {
+  let store = stores.get(key)?.deref();
   if (store === undefined) {
-    store = new NativeStore(path.resolve(file), durability);
-    stores.set(key, store);
+    store = open();
+    stores.set(key, new WeakRef(store));
+    forget.register(store, key);
   }
   return store;
+}
+const forget = new FinalizationRegistry((key) => {
+  if (stores.get(key)?.deref() === undefined) stores.delete(key);
+});
+
+/** A SQLite file's store: `':memory:'` is private to the caller, any other path is shared. */
+function storeAt(file, durability = 'normal') {
+  if (file === ':memory:') return new NativeStore(':memory:', { durability });
+  return shared(`file:${durability}:${path.resolve(file)}`, () => new NativeStore(path.resolve(file), { durability }));
+}
+
+/**
+ * A PostgreSQL database's store: `{ url, maxConnections?, connectTimeoutMs?,
+ * statementTimeoutMs?, schema? }` (settings are checked, with their ranges, by the native side).
+ * Nothing connects until the first operation.
+ */
+function storeOn({ url, ...settings }) {
+  const key = `postgres:${JSON.stringify([url, settings.maxConnections, settings.connectTimeoutMs, settings.statementTimeoutMs, settings.schema])}`;
+  return shared(key, () => new NativeStore(url, settings));
 }
 
 // Who holds a run while a pass of this process runs it: host, pid and a random part (a later
@@ -303,4 +325,4 @@ class RuntimeStore {
   }
 }
 
-module.exports = { storeAt, RuntimeStore, ownerIsDead, OWNER };
+module.exports = { storeAt, storeOn, RuntimeStore, ownerIsDead, OWNER };

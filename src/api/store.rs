@@ -212,10 +212,22 @@ fn store_gone() -> StoreError {
 pub struct NativeStoreOptions {
     /// `"normal"` (the default) or `"full"`.
     pub durability: Option<String>,
-    pub max_connections: Option<i64>,
-    pub connect_timeout_ms: Option<i64>,
-    pub statement_timeout_ms: Option<i64>,
+    pub max_connections: Option<f64>,
+    pub connect_timeout_ms: Option<f64>,
+    pub statement_timeout_ms: Option<f64>,
     pub schema: Option<String>,
+}
+
+/// A numeric setting as the integer it must be (JS numbers may be 2.5, NaN or 1e300).
+fn whole(name: &str, value: Option<f64>) -> std::result::Result<Option<i64>, StoreError> {
+    match value {
+        Some(v) if v.fract() != 0.0 || !v.is_finite() || v.abs() > 9.0e15 => {
+            Err(StoreError::invalid(format!(
+                "codemode store: {name} must be an integer (got {v})"
+            )))
+        }
+        other => Ok(other.map(|v| v as i64)),
+    }
 }
 
 /// Where the store lives: a `postgres://` or `postgresql://` URL names a PostgreSQL database,
@@ -231,9 +243,9 @@ fn target_of(
             ));
         }
         let settings = PgSettings {
-            max_connections: options.max_connections,
-            connect_timeout_ms: options.connect_timeout_ms,
-            statement_timeout_ms: options.statement_timeout_ms,
+            max_connections: whole("maxConnections", options.max_connections)?,
+            connect_timeout_ms: whole("connectTimeoutMs", options.connect_timeout_ms)?,
+            statement_timeout_ms: whole("statementTimeoutMs", options.statement_timeout_ms)?,
             schema: options.schema,
         };
         return Ok(Target::Postgres(Arc::new(PgTarget::parse(

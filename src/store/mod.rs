@@ -396,6 +396,14 @@ impl Store {
         }
     }
 
+    /// Lets an idle database connection go (the next operation connects again); a SQLite
+    /// file stays open.
+    pub fn disconnect(&self) {
+        if let Conn::Postgres(conn) = &mut *self.lock() {
+            conn.disconnect();
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, Conn> {
         self.conn.lock().unwrap_or_else(|p| p.into_inner())
     }

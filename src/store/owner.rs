@@ -7,12 +7,17 @@
 //! - A PostgreSQL database has up to `maxConnections` threads, one connection each, taking
 //!   operations from one queue: each runs as soon as a connection is free, so operations asked
 //!   for without waiting for the one before may finish in any order (the database serializes
-//!   what they decide). A thread connects when it first gets an operation.
+//!   what they decide). A thread connects when it first gets an operation, and lets its
+//!   connection go after `IDLE_CLOSE` without one (the server's connections are shared).
 
 use super::postgres::{Migrated, PgTarget};
 use super::{Durability, Store, StoreError, Target};
 use crossbeam_channel::{Receiver, Sender};
 use std::sync::Arc;
+use std::time::Duration;
+
+/// How long a PostgreSQL store's thread keeps its connection open without an operation.
+const IDLE_CLOSE: Duration = Duration::from_secs(60);
 
 /// One operation: called with the store, or with `None` when the store is gone (its thread
 /// ended), so whoever waits for an answer always gets one.
@@ -45,7 +50,7 @@ impl StoreOwner {
             let queue = queue.clone();
             std::thread::Builder::new()
                 .name(format!("codemode-store-{i}"))
-                .spawn(move || serve(&store, &queue))
+                .spawn(move || serve_connected(&store, &queue))
                 .map_err(|e| {
                     StoreError::io(format!("codemode store: cannot start its thread: {e}"))
                 })?;
@@ -92,6 +97,17 @@ impl StoreOwner {
 fn serve(store: &Store, queue: &Receiver<Job>) {
     for job in queue {
         job(Some(store));
+    }
+}
+
+/// `serve`, letting the connection go while no operation comes.
+fn serve_connected(store: &Store, queue: &Receiver<Job>) {
+    loop {
+        match queue.recv_timeout(IDLE_CLOSE) {
+            Ok(job) => job(Some(store)),
+            Err(crossbeam_channel::RecvTimeoutError::Timeout) => store.disconnect(),
+            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => return,
+        }
     }
 }
 

@@ -231,6 +231,11 @@ impl PgConn {
         }
     }
 
+    /// Closes the connection, if any; the next operation makes a new one.
+    pub fn disconnect(&mut self) {
+        self.live = None;
+    }
+
     /// The connection, made (and the schema migrated, once per store) when there is none.
     fn live(&mut self) -> StoreResult<&mut Live> {
         if self.live.as_ref().is_some_and(|l| l.client.is_closed()) {
