@@ -299,10 +299,14 @@ export declare const ErrorCodes: {
   readonly WORKER_LOST: 'ERR_WORKER_LOST'
   readonly INVALID_ARGUMENT: 'ERR_INVALID_ARGUMENT'
   readonly HANDLE_CLOSED: 'ERR_HANDLE_CLOSED'
+  /** The durable runtime's store (a SQLite file, a PostgreSQL database) could not be read or written. */
+  readonly STORE: 'ERR_STORE'
+  /** The durable runtime's PostgreSQL database could not be reached or did not answer in time; nothing was written. */
+  readonly STORE_UNAVAILABLE: 'ERR_STORE_UNAVAILABLE'
 }
 
 export declare class CodemodeExecutorError extends Error {
-  readonly code: 'ERR_QUEUE_FULL' | 'ERR_DISPOSED' | 'ERR_WORKER_LOST' | 'ERR_INVALID_ARGUMENT' | 'ERR_HANDLE_CLOSED'
+  readonly code: 'ERR_QUEUE_FULL' | 'ERR_DISPOSED' | 'ERR_WORKER_LOST' | 'ERR_INVALID_ARGUMENT' | 'ERR_HANDLE_CLOSED' | 'ERR_STORE' | 'ERR_STORE_UNAVAILABLE'
 }
 
 /** Turns raw model output (fences, bare expressions, statement blocks) into an async arrow function source. */
@@ -671,6 +675,14 @@ export interface CreateCodemodeRuntimeOptions {
    * file share the runtime: any of them can approve, reject, resume or roll back any run.
    */
   path?: string
+  /**
+   * A PostgreSQL database instead of a SQLite file, for hosts on several machines: a
+   * `postgres://` URL, or the URL with settings. Not with `path` or `durability`. Nothing
+   * connects until the first operation; a database that cannot be reached rejects operations
+   * with `ERR_STORE_UNAVAILABLE` and interrupts a pass (`interrupted: 'ERR_STORE_UNAVAILABLE'`,
+   * the run kept for `recover()`).
+   */
+  store?: string | PostgresStoreOptions
   /** The runtime's identity within the file (`^[a-zA-Z0-9_.-]+$`). Default `"default"`. */
   name?: string
   /** Terminal executions kept; older ones are pruned when a run begins. Default 50. */
@@ -688,6 +700,18 @@ export interface CreateCodemodeRuntimeOptions {
    * or OS crash may lose the last ones. `"full"`: a power loss too (each commit waits for the disk).
    */
   durability?: 'normal' | 'full'
+}
+export interface PostgresStoreOptions {
+  /** `postgres://user:password@host:port/database` (or `postgresql://`); no TLS (`sslmode=require` is refused). */
+  url: string
+  /** Connections the store may hold (each on a thread of its own). Default 4, 1–64. */
+  maxConnections?: number
+  /** How long connecting may take. Default 5 000 ms, 100–60 000. */
+  connectTimeoutMs?: number
+  /** How long one statement may run, waits for another host's lock included. Default 10 000 ms, 100–600 000. */
+  statementTimeoutMs?: number
+  /** A schema of its own for the store's tables, made when missing (letters, digits, `_`; at most 63). Default: the server's search_path. */
+  schema?: string
 }
 export interface CodemodeRuntimeToolOptions {
   /** Replaces the default description (the hints are then ignored). */

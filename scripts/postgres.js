@@ -50,9 +50,10 @@ function run(bin, args, asUser) {
  * The server to use: `{ url, stop(), started }`, or `{ skipped: why }` when CODEMODE_PG_URL is
  * unset and no cluster can be started here. `{ own: true }` always starts a cluster, which then
  * also has `halt()` (the server shuts down; its data stays) and `restart()`, for tests of a
- * database that goes away.
+ * database that goes away. `{ durable: true }`: the server's own defaults (every commit waits
+ * for the disk), for measurements.
  */
-async function startPostgres({ own = false } = {}) {
+async function startPostgres({ own = false, durable = false } = {}) {
   if (process.env.CODEMODE_PG_URL && !own) return { url: process.env.CODEMODE_PG_URL, stop() {}, started: false };
   const bin = binaries();
   if (bin === undefined) return { skipped: 'CODEMODE_PG_URL is unset and no initdb/pg_ctl was found (install postgresql, or set CODEMODE_PG_BIN)' };
@@ -81,7 +82,8 @@ async function startPostgres({ own = false } = {}) {
   // commit is still written to the operating system before it is acknowledged, so a server the
   // tests stop the hard way keeps what it committed). Enough connections for every store a test
   // file keeps open.
-  const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=400`;
+  const fast = durable ? '' : ' -c fsync=off -c full_page_writes=off';
+  const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${fast} -c max_connections=400`;
   const restart = () => run(path.join(bin, 'pg_ctl'), ['-D', data, '-o', settings, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', 'start'], user);
   try {
     run(path.join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale', 'C'], user);

@@ -75,6 +75,13 @@ async function main() {
   if (onPostgres.length > 0 || rust) {
     const pg = await startPostgres();
     const env = pg.skipped ? {} : { CODEMODE_PG_URL: pg.url };
+    // A throwaway cluster is a daemon: stopped here on ^C too.
+    for (const signal of ['SIGINT', 'SIGTERM']) {
+      process.once(signal, () => {
+        if (!pg.skipped) pg.stop();
+        process.exit(130);
+      });
+    }
     try {
       if (pg.skipped) {
         console.log(`\n=== PostgreSQL pass SKIPPED: ${pg.skipped} ===`);

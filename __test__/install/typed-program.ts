@@ -80,6 +80,13 @@ async function main(): Promise<void> {
   const out: ProxyToolOutput = await runtime.execute({ code: 'async () => weather.forecast({ city: "Oslo" })' });
   if (out.status === 'paused') await runtime.approve({ executionId: out.executionId });
   const pending = await runtime.pending();
+  // The same runtime over PostgreSQL (typed only here: nothing connects until it is used).
+  const shared = createCodemodeRuntime({ executor, connectors: [new Weather()], store: { url: 'postgres://app@db.internal/codemode', maxConnections: 8, schema: 'agents' } });
+  try {
+    await shared.executions();
+  } catch (error) {
+    if (error instanceof Error && (error as CodemodeExecutorError).code === ErrorCodes.STORE_UNAVAILABLE) void error.message;
+  }
   const stats: ExecutorStats = executor.stats();
   const retired: number | undefined = stats.enginesRetired;
   try {
