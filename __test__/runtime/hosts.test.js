@@ -10,7 +10,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
+const { runChild } = require('../helpers.js');
 const { readLedger } = require('../fixtures/bank.js');
 const { storeOptions } = require('./stores.js');
 
@@ -18,11 +18,10 @@ const HOSTS = 3;
 const RUNS_PER_HOST = 4;
 
 // One host: starts its runs (each pays, then wires with approval), then approves every pending
-// action it sees, from any host, until no run of the store is open. Prints its tally as JSON.
+// action it sees, from any host, until no run of the store is open. Reports its tally.
 const HOST = (store, ledger, host) => `
-const { IsolateExecutor, createCodemodeRuntime } = require('./lib/index.js');
-const { Bank } = require('./__test__/fixtures/bank.js');
-(async () => {
+  const { IsolateExecutor, createCodemodeRuntime } = lib;
+  const { Bank } = require(${JSON.stringify(path.join(__dirname, '..', 'fixtures', 'bank.js'))});
   const executor = new IsolateExecutor({ isolation: ${JSON.stringify(process.env.CODEMODE_EXECUTOR_ISOLATION || 'process')}, workers: 1 });
   const runtime = createCodemodeRuntime({ executor, connectors: [new Bank(${JSON.stringify(ledger)})], ...${JSON.stringify(store)} });
   const tally = { started: 0, approved: 0, refused: 0 };
@@ -51,28 +50,16 @@ const { Bank } = require('./__test__/fixtures/bank.js');
     if (pending.length === 0) await new Promise((r) => setTimeout(r, 20));
   }
   await executor.dispose();
-  process.stdout.write(JSON.stringify(tally));
-})().catch((e) => { console.error(e); process.exit(3); });
+  report(tally);
 `;
-
-function host(source) {
-  return new Promise((resolve) => {
-    const proc = spawn(process.execPath, ['-e', source], { cwd: path.join(__dirname, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    proc.stdout.on('data', (d) => { stdout += d; });
-    proc.stderr.on('data', (d) => { stderr += d; });
-    proc.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 test(`${HOSTS} hosts sharing one store approve each other's runs at once: every action runs exactly once`, { timeout: 180_000 }, async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'codemode-hosts-'));
   const ledger = path.join(dir, 'ledger.jsonl');
   const store = storeOptions(dir);
-  const results = await Promise.all(Array.from({ length: HOSTS }, (_, i) => host(HOST(store, ledger, i))));
+  const results = await Promise.all(Array.from({ length: HOSTS }, (_, i) => runChild(HOST(store, ledger, i), { timeoutMs: 120_000 })));
   for (const r of results) assert.equal(r.code, 0, r.stderr);
-  const tallies = results.map((r) => JSON.parse(r.stdout));
+  const tallies = results.map((r) => r.report);
   const runs = HOSTS * RUNS_PER_HOST;
   assert.equal(tallies.reduce((n, t) => n + t.started, 0), runs);
   assert.equal(tallies.reduce((n, t) => n + t.approved, 0), runs, `each run completed by exactly one approval: ${JSON.stringify(tallies)}`);
