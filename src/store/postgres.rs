@@ -177,8 +177,11 @@ struct Live {
 enum Failure {
     /// Lost to a concurrent transaction: run it again.
     Conflict,
-    /// The database could not be reached or did not answer in time.
+    /// The database could not be reached, or the connection broke.
     Unavailable,
+    /// A statement ran past `statementTimeoutMs` (a lock held elsewhere, a busy server): the
+    /// connection is fine, and running it again would wait as long again.
+    TimedOut,
     /// Anything else (an error of the statement itself).
     Other,
 }
@@ -196,12 +199,12 @@ fn failure_of(e: &postgres::Error) -> Failure {
             SqlState::CRASH_SHUTDOWN,
             SqlState::CANNOT_CONNECT_NOW,
             SqlState::TOO_MANY_CONNECTIONS,
-            SqlState::QUERY_CANCELED,
-            SqlState::LOCK_NOT_AVAILABLE,
         ]
         .contains(code)
     {
         Failure::Unavailable
+    } else if *code == SqlState::QUERY_CANCELED || *code == SqlState::LOCK_NOT_AVAILABLE {
+        Failure::TimedOut
     } else {
         Failure::Other
     }
@@ -214,7 +217,7 @@ fn store_error(e: &postgres::Error, failure: Failure) -> StoreError {
         None => e.to_string(),
     };
     match failure {
-        Failure::Unavailable | Failure::Conflict => StoreError {
+        Failure::Unavailable | Failure::Conflict | Failure::TimedOut => StoreError {
             code: ErrorCode::StoreUnavailable,
             message: format!("codemode store: PostgreSQL is unavailable: {detail}"),
         },
@@ -299,7 +302,7 @@ impl PgConn {
                         conflicts += 1;
                         std::thread::sleep(conflict_pause(conflicts));
                     }
-                    Failure::Conflict | Failure::Other => return Err(error),
+                    Failure::Conflict | Failure::TimedOut | Failure::Other => return Err(error),
                     // The connection is not to be trusted any more (the server may be ending
                     // it, as on a restart): dropped. One that had served earlier operations
                     // may simply have gone stale: once more on a new one, since nothing was

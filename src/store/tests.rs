@@ -913,3 +913,56 @@ fn many_runs_deciding_at_once_all_commit_through_conflicts() {
     assert!(left.iter().all(|e| e.status == Status::Completed));
     assert!(left.iter().all(|e| e.log.len() == 3));
 }
+
+#[test]
+fn a_decision_waiting_past_the_statement_timeout_fails_once_and_the_store_goes_on() {
+    let Some(url) = std::env::var("CODEMODE_PG_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+    else {
+        return;
+    };
+    let schema = format!("st{}_{}", std::process::id(), now_ms());
+    let settings = postgres::PgSettings {
+        schema: Some(schema.clone()),
+        statement_timeout_ms: Some(300),
+        ..Default::default()
+    };
+    let store = Store::postgres(
+        Arc::new(postgres::PgTarget::parse(&url, &settings).unwrap()),
+        Default::default(),
+    );
+    store
+        .begin(RT, "e", "code", "[]", 50, &lease(), None)
+        .unwrap();
+    // Another host holds the run (as a slow decision of its own would).
+    let mut other = ::postgres::Client::connect(&url, ::postgres::NoTls).unwrap();
+    let mut held = other.transaction().unwrap();
+    held.batch_execute(&format!(
+        "SET LOCAL search_path TO \"{schema}\"; SELECT 1 FROM cm_executions WHERE id = 'e' FOR UPDATE"
+    ))
+    .unwrap();
+    let started = std::time::Instant::now();
+    let e = store
+        .decide(RT, "e", OWNER, &call(0, "gh", "put", "{}", false))
+        .unwrap_err();
+    let waited = started.elapsed();
+    assert_eq!(e.code, crate::error::ErrorCode::StoreUnavailable);
+    assert!(e.message.contains("57014"), "{}", e.message);
+    // Once, not again on a new connection: one timeout's wait.
+    assert!(waited < Duration::from_millis(550), "{waited:?}");
+    held.rollback().unwrap();
+    // Nothing was written, and the same store goes on.
+    assert!(store
+        .get_execution(RT, "e")
+        .unwrap()
+        .unwrap()
+        .log
+        .is_empty());
+    assert_eq!(
+        store
+            .decide(RT, "e", OWNER, &call(0, "gh", "put", "{}", false))
+            .unwrap(),
+        Decision::Execute
+    );
+}
