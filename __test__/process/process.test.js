@@ -245,6 +245,9 @@ test('an engine that exits during the handshake counts as a start failure', asyn
   const report = await ex.execute({ code: 'async () => 1', runConfigJson: '{"resultMode":"json","namespaces":[]}' }, () => {});
   assert.equal(report.faultCode, 'ERR_WORKER_LOST');
   assert.match(report.faultMessage, /exited with code 7/);
+  // Each engine that died before its handshake is one start failure and one engine lost, once.
+  assert.match(report.faultMessage, /failed to start 5 times in a row/);
+  assert.equal(ex.stats().enginesLost, 5);
   await ex.dispose();
 });
 

@@ -240,13 +240,16 @@ fn engine_gone(host: &Arc<Host>, id: u64, mut child: Child, protocol_error: Opti
         .clone();
     let cause = death_cause(&engine, status.ok(), &tail);
     if !clean {
-        host.counters.engines_lost.fetch_add(1, Ordering::Relaxed);
         if !engine.ready {
+            // A start failure, which `start_failed` counts as an engine lost.
             start_failed(host, &mut state, cause.clone());
-        } else if !state.disposed {
-            // A run took the engine down (or it was killed): restart at once; the cause is the
-            // run, not the engine.
-            state.restart_at = Some(Instant::now() + host.limits.restart_backoff_min);
+        } else {
+            host.counters.engines_lost.fetch_add(1, Ordering::Relaxed);
+            if !state.disposed {
+                // A run took the engine down (or it was killed): restart at once; the cause is
+                // the run, not the engine.
+                state.restart_at = Some(Instant::now() + host.limits.restart_backoff_min);
+            }
         }
     }
     let frames = pump(host, &mut state);
