@@ -253,6 +253,15 @@ impl RunError {
         }
     }
 
+    /// Whether a bound (or the host) ended the run, rather than the program's own failure: its
+    /// isolate is then not to be kept for another run, whatever state it was left in.
+    pub fn ended_by_bound(&self) -> bool {
+        matches!(
+            self.kind,
+            ErrorKind::Timeout | ErrorKind::Memory | ErrorKind::Bound | ErrorKind::Cancelled
+        )
+    }
+
     /// A breach of the bound named `bound` (its option name, as `limits` writes it).
     pub fn bound(bound: &str, message: impl Into<String>) -> RunError {
         RunError {

@@ -111,6 +111,34 @@ test('a handle run ended by a bound closes the handle; a timed-out first run is 
   }
 });
 
+// FINDING (fixed): only a run stopped from outside (a spinning loop) counted as ended by a bound;
+// one that timed out awaiting a tool, or broke maxReplyBytes, kept (or got) its handle.
+test('runs ended by a bound while awaiting a tool are not retained, and close their handle', async () => {
+  const ex = new IsolateExecutor({ workers: 1, limits: { maxReplyBytes: 1024 } });
+  const providers = [{ name: 't', tools: ['wait', 'big'] }];
+  const dispatch = (provider, tool) => (tool === 'wait' ? new Promise(() => {}) : JSON.stringify({ result: 'x'.repeat(4096) }));
+  try {
+    const waited = await ex.execute({ code: 'async () => await t.wait()', providers, dispatch, timeout: 150, retainHandles: true });
+    assert.equal(waited.errorKind, 'timeout');
+    assert.equal(waited.handle, undefined, 'a run that timed out awaiting a tool is not retained');
+    const big = await ex.execute({ code: 'async () => await t.big()', providers, dispatch, retainHandles: true });
+    assert.equal(big.errorBound, 'maxReplyBytes');
+    assert.equal(big.handle, undefined, 'a run that broke maxReplyBytes is not retained');
+    const kept = await ex.execute({ code: 'async () => 1', providers, dispatch, retainHandles: true });
+    const late = await kept.handle.execute('async () => await t.wait()', { timeout: 150 });
+    assert.equal(late.errorKind, 'timeout');
+    assert.equal(late.handle, undefined);
+    await assert.rejects(kept.handle.execute('async () => 1'), { code: 'ERR_HANDLE_CLOSED' });
+    // A program's own failure keeps the isolate: only bounds end it.
+    const threw = await ex.execute({ code: 'async () => { throw new Error("mine") }', retainHandles: true });
+    assert.equal(threw.errorKind, 'program');
+    assert.ok(threw.handle);
+    await threw.handle.dispose();
+  } finally {
+    await ex.dispose();
+  }
+});
+
 test('disposing the executor closes its retained isolates', async () => {
   const ex = new IsolateExecutor({ workers: 1 });
   const kept = await ex.execute({ code: 'async () => 1', retainHandles: true });

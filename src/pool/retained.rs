@@ -1,7 +1,7 @@
 //! A thread that holds a retained isolate (`retainHandles`): further runs in the same global
 //! scope until the handle is disposed, idles past `retained_idle`, or a run ends by a bound.
 
-use super::worker::supervised_run;
+use super::worker::{keepable, supervised_run};
 use super::{panic_text, Job, Shared};
 use crate::error::Fault;
 use crate::sandbox::Sandbox;
@@ -66,7 +66,7 @@ pub(super) fn hold_retained(
         let completion = &job.request.completion;
         match outcome {
             Ok(mut report) => {
-                let usable = sandbox.reusable();
+                let usable = keepable(&sandbox, &report);
                 if usable {
                     report.handle_id = handle_id;
                 }

@@ -150,6 +150,18 @@ fn worker_main(shared: Arc<Shared>, id: usize) {
     }
 }
 
+/// Whether the isolate that produced `report` may serve another run (`retainHandles`): not if a
+/// bound ended the run, whether the sandbox stopped it from outside (a spinning loop) or the run
+/// ended at the bound itself (a deadline reached awaiting a tool, an oversized reply).
+pub(super) fn keepable(sandbox: &Sandbox, report: &Report) -> bool {
+    sandbox.reusable()
+        && !report
+            .output
+            .error
+            .as_ref()
+            .is_some_and(RunError::ended_by_bound)
+}
+
 /// Runs a program under the watchdog and returns its report (not yet delivered). If the run
 /// cannot be stopped, the abandon action answers it and calls `on_abandon` (which must make up
 /// for this thread, which is then lost); `claimed` tells the caller that happened.
@@ -299,7 +311,7 @@ fn run_job(
     );
     let retain = matches!(request.kind, RunKind::Fresh { retain: true, .. });
     let mut kept = None;
-    if retain && sandbox.reusable() && !claimed.load(Ordering::Acquire) {
+    if retain && keepable(&sandbox, &report) && !claimed.load(Ordering::Acquire) {
         let mut retained = shared.retained();
         if retained.len() < shared.limits.max_retained && !shared.disposed.load(Ordering::Acquire) {
             let (tx, rx) = crossbeam_channel::unbounded();
