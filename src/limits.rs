@@ -187,6 +187,19 @@ impl Limits {
         (self.max_code_bytes.max(self.max_reply_bytes) * 8).max(MIB)
     }
 
+    /// The checks that involve more than one bound, after every bound is set: a heartbeat
+    /// timeout no longer than the interval would kill every engine between two pings.
+    pub fn check_together(&self) -> Result<(), String> {
+        if self.heartbeat_timeout <= self.heartbeat_interval {
+            return Err(format!(
+                "heartbeatTimeoutMs must be longer than heartbeatIntervalMs (got {} and {}): an engine would be killed between two pings",
+                ms(self.heartbeat_timeout),
+                ms(self.heartbeat_interval)
+            ));
+        }
+        Ok(())
+    }
+
     /// Sets one bound by its option name (the names of the JS options), checking its range
     /// against its row in [`BOUNDS`]. Used for the executor's options, the per-run overrides
     /// and the configuration an engine process receives.
@@ -229,6 +242,7 @@ impl Limits {
                 .ok_or_else(|| format!("{name} must be a number"))?;
             limits.set(name, number)?;
         }
+        limits.check_together()?;
         Ok(limits)
     }
 
@@ -698,6 +712,23 @@ mod tests {
         assert_eq!(l.engine_backlog_cap(), MIB);
         l.max_code_bytes = 4 * MIB;
         assert_eq!(l.engine_backlog_cap(), 32 * MIB);
+    }
+
+    #[test]
+    fn a_heartbeat_timeout_must_outlast_the_interval() {
+        let mut limits = Limits::default();
+        assert!(limits.check_together().is_ok());
+        limits.set("heartbeatIntervalMs", 2000.0).unwrap();
+        limits.set("heartbeatTimeoutMs", 1000.0).unwrap();
+        let e = limits.check_together().unwrap_err();
+        assert!(
+            e.starts_with(
+                "heartbeatTimeoutMs must be longer than heartbeatIntervalMs (got 1000 and 2000)"
+            ),
+            "{e}"
+        );
+        let json = limits.to_options_json();
+        assert!(Limits::from_options_json(&json).is_err());
     }
 
     #[test]

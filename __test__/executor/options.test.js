@@ -51,3 +51,11 @@ test('createCodemodeRuntime refuses a misspelt option instead of writing .codemo
   // Cloudflare's `ctx` (the Durable Object state) is accepted and ignored.
   assert.equal(typeof createCodemodeRuntime({ executor, connectors: [], ctx: {}, path: ':memory:' }).tool, 'function');
 });
+
+test('a heartbeat timeout no longer than the interval is refused, naming both', () => {
+  assert.throws(
+    () => new IsolateExecutor({ heartbeatIntervalMs: 2000, heartbeatTimeoutMs: 1000 }),
+    (e) => e.code === 'ERR_INVALID_ARGUMENT' && /heartbeatTimeoutMs must be longer than heartbeatIntervalMs \(got 1000 and 2000\)/.test(e.message),
+  );
+  assert.throws(() => new IsolateExecutor({ heartbeatTimeoutMs: 500 }), /heartbeatTimeoutMs must be longer than heartbeatIntervalMs \(got 500 and 1000\)/);
+});

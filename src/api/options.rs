@@ -51,6 +51,9 @@ pub fn limits_from(options: &NativeOptions) -> napi::Result<Limits, ErrorCode> {
                 .map_err(|m| thrown(Fault::invalid(m)))?;
         }
     }
+    limits
+        .check_together()
+        .map_err(|m| thrown(Fault::invalid(m)))?;
     Ok(limits)
 }
 
