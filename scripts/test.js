@@ -4,7 +4,8 @@
 // - __test__/executor, adversarial, runtime: once per isolation mode ('process', the default,
 //   then 'thread'), since what they check must hold in both arrangements;
 // - __test__/process (forces 'process' or drives the engine itself), __test__/compat (no
-//   executor at all) and __test__/install (the packed package, installed elsewhere): once;
+//   executor at all), __test__/install (the packed package, installed elsewhere) and
+//   __test__/docs (the documentation's samples and links): once;
 // - __test__/runtime again, and __test__/postgres, over PostgreSQL (CODEMODE_TEST_STORE=postgres),
 //   and the Rust unit tests with CODEMODE_PG_URL: the server CODEMODE_PG_URL names, or a
 //   throwaway cluster started here (scripts/postgres.js). Where neither can be had the pass is
@@ -20,7 +21,7 @@ const { startPostgres } = require('./postgres.js');
 
 const root = path.join(__dirname, '..');
 const BOTH_MODES = ['executor', 'adversarial', 'runtime'];
-const ONCE = ['process', 'compat', 'install'];
+const ONCE = ['process', 'compat', 'install', 'docs'];
 // Run once more over PostgreSQL (only then, for postgres/).
 const ON_POSTGRES = ['runtime', 'postgres'];
 
