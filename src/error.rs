@@ -16,11 +16,13 @@ pub enum ErrorCode {
     InvalidArgument,
     /// A retained execution handle was used after it was disposed or expired.
     HandleClosed,
-    /// The durable runtime's store could not be read or written (SQLite, the file system, or a
-    /// file written by a newer version).
+    /// The durable runtime's store could not be read or written (the database's own error, the
+    /// file system, or a store written by a newer version).
     Store,
     /// The durable runtime's PostgreSQL database could not be reached or did not answer in
-    /// time; nothing of the operation was written. Worth retrying later.
+    /// time; nothing of the operation was written (unless the connection broke during the
+    /// commit itself, which a lease and the in-doubt state cover as they cover a crash). Worth
+    /// retrying later.
     StoreUnavailable,
 }
 

@@ -85,8 +85,8 @@ pub struct Limits {
     /// and replaced (its runs end with `ERR_WORKER_LOST`). Catches growth that escapes V8's
     /// heap accounting.
     pub process_memory_bytes: usize,
-    /// `'process'` isolation: how often the host pings each engine process (and samples its
-    /// memory).
+    /// `'process'` isolation: how often the host pings each engine process (its memory is
+    /// sampled at least this often, and at most 250 ms apart).
     pub heartbeat_interval: Duration,
     /// `'process'` isolation: an engine process that has not answered a ping for this long is
     /// killed and replaced.

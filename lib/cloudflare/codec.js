@@ -1,6 +1,6 @@
 'use strict';
 // Value codecs shared by the host and the sandbox. The same file is loaded by Node (CommonJS)
-// and evaluated inside every isolate by the bootstrap (src/sandbox/mod.rs includes it), so both
+// and evaluated inside every isolate by the bootstrap (src/sandbox/snapshot.rs includes it), so both
 // sides encode and decode with one implementation. Everything it uses from the language is
 // captured when it loads, before any program runs.
 //

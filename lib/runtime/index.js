@@ -4,7 +4,7 @@
 // per run lives in memory: every operation addresses an execution id, so any process over the
 // same store can resume, approve, reject or roll back any run.
 //
-// The parts: store.js (the SQLite store and the facet of one runtime name, the handle's only way
+// The parts: store.js (the store, a SQLite file or a PostgreSQL database, and the facet of one runtime name, the handle's only way
 // to it), pass.js (one pass over an execution, and connector setup); this file is the handle.
 
 const path = require('node:path');

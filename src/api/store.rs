@@ -4,8 +4,8 @@
 //! and returns a promise, so a file or row contended by another process (waiting up to the busy
 //! or statement timeout) never blocks the event loop. Store errors reject with their stable code
 //! (`ERR_STORE`; `ERR_STORE_UNAVAILABLE` for a database that cannot be reached;
-//! `ERR_INVALID_ARGUMENT` for an execution or entry that does not exist); values cross as
-//! storage-codec JSON text.
+//! `ERR_INVALID_ARGUMENT` for an execution or entry that does not exist, settings out of range,
+//! or a value the database cannot hold); values cross as storage-codec JSON text.
 
 use crate::error::{ErrorCode, Fault};
 use crate::store::owner::StoreOwner;

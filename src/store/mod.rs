@@ -154,7 +154,8 @@ fn live(until: Option<i64>, now: i64) -> bool {
 /// - `ERR_STORE` when the store cannot be read or written (the database's own error, a
 ///   directory that cannot be made, a schema newer than this build);
 /// - `ERR_STORE_UNAVAILABLE` when a PostgreSQL server cannot be reached or does not answer in
-///   time (nothing of the operation was written; try again later);
+///   time (nothing of the operation was written, unless the connection broke during the commit
+///   itself; try again later);
 /// - `ERR_INVALID_ARGUMENT` when the caller named an execution or entry that does not exist,
 ///   or gave settings or values the store cannot take.
 #[derive(Debug, Clone, PartialEq, Eq)]
