@@ -212,6 +212,9 @@ class RuntimeStore {
 
   async decide(id, seq, connector, method, args, requiresApproval, ephemeral, idempotent) {
     const stored = toStored(`Arguments to ${connector}.${method}`, args);
+    // The arguments as the log holds them (binary becomes its bytes, a Map an object, ...):
+    // compared with what an earlier pass recorded, form for form, so a value the storage codec
+    // reshapes is not taken for a different argument.
     const recorded = stored.text === undefined ? undefined : stableStringify(parseForStorage(stored.text));
     const decision = await this.#store.decide(this.#name, id, OWNER, {
       seq,
@@ -219,7 +222,7 @@ class RuntimeStore {
       method,
       args: stored.text ?? undefined,
       argsError: stored.error,
-      argsStable: stableStringify(args),
+      argsStable: stored.text === undefined ? stableStringify(args) : recorded,
       recordedStable: recorded,
       requiresApproval,
       ephemeral,
