@@ -448,3 +448,16 @@ test('binary arguments of every kind replay without a divergence', async () => {
     assert.equal(done.status, 'completed', `${expr}: ${done.error}`);
   }
 });
+
+// FINDING (fixed): a step whose function threw (and whose program went on) was left executing,
+// and the pass after an approval took it for a call in doubt: the run paused again, asking a
+// person about an internal step. The contract (§6.5, `executing`) runs it again.
+test('a step whose function threw runs again on the next pass instead of waiting for a person', async () => {
+  const { runtime } = setup({ gate: { description: 'needs a person', requiresApproval: true, execute: async () => 'through' } });
+  const paused = await runtime.execute({ code: 'async () => { let caught = 0; try { await codemode.step("flaky", () => { throw new Error("not yet"); }); } catch { caught++; } await tracker.gate(); return caught; }' });
+  assert.equal(paused.status, 'paused');
+  assert.deepEqual(paused.pending.map((p) => p.method), ['gate']);
+  const done = await runtime.approve({ executionId: paused.executionId, seq: paused.pending[0].seq });
+  assert.equal(done.status, 'completed', JSON.stringify(done));
+  assert.equal(done.result, 1);
+});

@@ -167,7 +167,9 @@ function platformProvider(setup, bindings, facet, executor, id, cursor, pass) {
         const output = await runCode({ code, executor, providers: [provider], connectors: bindings });
         return output.result;
       },
-      __stepDecide: async (name) => stepStore(pass, () => facet.decide(id, cursor.next(), STEP_CONNECTOR, String(name), undefined, false, false)),
+      // A step is run again when an earlier pass left it unrecorded (its function threw, or the
+      // pass died): it has no effect outside the program, so it is never a call in doubt.
+      __stepDecide: async (name) => stepStore(pass, () => facet.decide(id, cursor.next(), STEP_CONNECTOR, String(name), undefined, false, false, true)),
       __stepRecord: async (seq, value, name) => {
         const recorded = await stepStore(pass, () => facet.recordResult(id, Number(seq), STEP_CONNECTOR, String(name), value));
         if (recorded !== undefined) throw new Error(PAUSE_SENTINEL);
