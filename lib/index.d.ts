@@ -15,7 +15,7 @@ export interface IsolateExecutorOptions {
   heartbeatIntervalMs?: number
   /** 'process' isolation: an engine silent this long (ms) is killed and replaced. Default 10 000. */
   heartbeatTimeoutMs?: number
-  /** Retained isolates (retainHandles) alive at once; beyond it a run completes without a handle. Default 64. */
+  /** Retained isolates (retainHandles) alive at once (per engine process in 'process' isolation); beyond it a run completes without a handle. Default 64. */
   maxRetained?: number
   /** A retained isolate idle this long (ms) is disposed. Default 60 000. */
   retainedIdleMs?: number
@@ -210,7 +210,7 @@ export interface ExecutorStats {
   busy: number
   queued: number
   completed: number
-  /** Runs whose worker panicked (rejected with ERR_WORKER_LOST). */
+  /** Runs rejected with ERR_WORKER_LOST: their worker panicked, or their engine process died. */
   lost: number
   /** Runs whose thread could not be stopped and was given up. */
   abandoned: number

@@ -71,8 +71,9 @@ pub struct Limits {
     /// How long every worker must have been held by its run before an extra worker is started
     /// for a queued run. An engine process uses zero: its host has waited already.
     pub overflow_after: Duration,
-    /// Isolates kept after their run by `retainHandles` at once (per executor). One more is
-    /// refused: the run still completes, without a handle, and says why.
+    /// Isolates kept after their run by `retainHandles` at once (per pool: per executor in
+    /// `'thread'`, per engine process in `'process'`). One more is refused: the run still
+    /// completes, without a handle.
     pub max_retained: usize,
     /// A retained isolate that receives no call for this long is disposed.
     pub retained_idle: Duration,
