@@ -33,10 +33,13 @@
 //!  executing  → applied           record_result
 //!  executing  → in_doubt          decide on a later pass (the pass that claimed it ended
 //!                                 before recording: the effect may or may not have happened)
+//!  executing, in_doubt → executing  decide on a later pass, for an idempotent tool, a step or
+//!                                 an ephemeral read (run again with the same key)
 //!  in_doubt   → pending           resume (approve: retry it)
 //!  in_doubt   → applied           record_result (late, or `mark_done` by a person)
 //!  pending    → reverted          reject; expire_paused
-//!  applied    → reverted          mark_reverted (rollback)
+//!  applied, executing, in_doubt → reverted   mark_reverted (rollback; the last two with their
+//!                                 result unknown)
 //!  executing, pending → error     fail_run
 //!  reverted, error → pending/executing   decide (recorded again as a fresh call)
 //! ```
