@@ -2,30 +2,47 @@ use super::*;
 use rusqlite::{params, Connection};
 use std::time::Duration;
 
-/// Runs `test` once per kind of store these tests can reach, each time with an opener of new
-/// connections to one fresh, empty store: a SQLite file, and a PostgreSQL database (a schema of
-/// its own) when `CODEMODE_PG_URL` names a server (`npm test` starts one where it can).
-fn each_store(test: impl Fn(&(dyn Fn() -> Store + Sync))) {
+/// A name no other store of these tests has (a file's folder, a PostgreSQL schema).
+fn fresh_place() -> String {
     static PLACES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let place = format!(
+    format!(
         "t{}_{}_{}",
         std::process::id(),
         PLACES.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         now_ms()
-    );
-    let dir = std::env::temp_dir().join(format!("codemode-store-{place}"));
+    )
+}
+
+/// The PostgreSQL server `CODEMODE_PG_URL` names (`npm test` starts one where it can), if any.
+fn postgres_url() -> Option<String> {
+    std::env::var("CODEMODE_PG_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+}
+
+/// A PostgreSQL store target in a fresh schema (its name returned too), with `settings`.
+fn postgres_target(settings: postgres::PgSettings) -> Option<(String, Arc<postgres::PgTarget>)> {
+    let url = postgres_url()?;
+    let schema = fresh_place();
+    let settings = postgres::PgSettings {
+        schema: Some(schema.clone()),
+        ..settings
+    };
+    Some((
+        schema,
+        Arc::new(postgres::PgTarget::parse(&url, &settings).unwrap()),
+    ))
+}
+
+/// Runs `test` once per kind of store these tests can reach, each time with an opener of new
+/// connections to one fresh, empty store: a SQLite file, and a PostgreSQL database (a schema of
+/// its own) when `CODEMODE_PG_URL` names a server.
+fn each_store(test: impl Fn(&(dyn Fn() -> Store + Sync))) {
+    let dir = std::env::temp_dir().join(format!("codemode-store-{}", fresh_place()));
     let file = dir.join("runtime.db").to_str().unwrap().to_string();
     test(&|| Store::open(&file, Durability::Normal).unwrap());
     let _ = std::fs::remove_dir_all(&dir);
-    if let Some(url) = std::env::var("CODEMODE_PG_URL")
-        .ok()
-        .filter(|u| !u.is_empty())
-    {
-        let settings = postgres::PgSettings {
-            schema: Some(place.clone()),
-            ..Default::default()
-        };
-        let target = Arc::new(postgres::PgTarget::parse(&url, &settings).unwrap());
+    if let Some((_, target)) = postgres_target(Default::default()) {
         test(&|| Store::postgres(target.clone(), Default::default()));
     }
 }
@@ -768,22 +785,7 @@ fn a_version_1_file_is_migrated_and_its_running_runs_are_orphans() {
 
 /// A PostgreSQL store in a fresh schema, when `CODEMODE_PG_URL` names a server.
 fn postgres_store(settings: postgres::PgSettings) -> Option<Store> {
-    let url = std::env::var("CODEMODE_PG_URL")
-        .ok()
-        .filter(|u| !u.is_empty())?;
-    static SCHEMAS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let schema = format!(
-        "p{}_{}_{}",
-        std::process::id(),
-        SCHEMAS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-        now_ms()
-    );
-    let settings = postgres::PgSettings {
-        schema: Some(schema),
-        ..settings
-    };
-    let target = Arc::new(postgres::PgTarget::parse(&url, &settings).unwrap());
-    Some(Store::postgres(target, Default::default()))
+    postgres_target(settings).map(|(_, target)| Store::postgres(target, Default::default()))
 }
 
 #[test]
@@ -828,10 +830,7 @@ fn text_postgres_cannot_hold_is_refused_clearly() {
 
 #[test]
 fn a_connection_the_server_ended_is_made_again() {
-    let Some(url) = std::env::var("CODEMODE_PG_URL")
-        .ok()
-        .filter(|u| !u.is_empty())
-    else {
+    let Some(url) = postgres_url() else {
         return;
     };
     // Its own application name, so that only its connection is ended.
@@ -867,21 +866,12 @@ fn a_connection_the_server_ended_is_made_again() {
 
 #[test]
 fn many_runs_deciding_at_once_all_commit_through_conflicts() {
-    let Some(url) = std::env::var("CODEMODE_PG_URL")
-        .ok()
-        .filter(|u| !u.is_empty())
-    else {
+    // One schema, 16 connections, each driving its own run through begin (which prunes),
+    // three calls and complete: the prunes' reads and the others' writes meet, and every
+    // operation must still commit, exactly once.
+    let Some((_, target)) = postgres_target(Default::default()) else {
         return;
     };
-    // One schema, 16 connections, each driving its own run through begin (which prunes),
-    // three calls and complete: the prunes' reads and the others' writes conflict, and every
-    // operation must still commit (retried), exactly once.
-    let schema = format!("c{}_{}", std::process::id(), now_ms());
-    let settings = postgres::PgSettings {
-        schema: Some(schema),
-        ..Default::default()
-    };
-    let target = Arc::new(postgres::PgTarget::parse(&url, &settings).unwrap());
     let migrated = postgres::Migrated::default();
     std::thread::scope(|scope| {
         for t in 0..16 {
@@ -916,22 +906,14 @@ fn many_runs_deciding_at_once_all_commit_through_conflicts() {
 
 #[test]
 fn a_decision_waiting_past_the_statement_timeout_fails_once_and_the_store_goes_on() {
-    let Some(url) = std::env::var("CODEMODE_PG_URL")
-        .ok()
-        .filter(|u| !u.is_empty())
-    else {
-        return;
-    };
-    let schema = format!("st{}_{}", std::process::id(), now_ms());
     let settings = postgres::PgSettings {
-        schema: Some(schema.clone()),
         statement_timeout_ms: Some(300),
         ..Default::default()
     };
-    let store = Store::postgres(
-        Arc::new(postgres::PgTarget::parse(&url, &settings).unwrap()),
-        Default::default(),
-    );
+    let (Some(url), Some((schema, target))) = (postgres_url(), postgres_target(settings)) else {
+        return;
+    };
+    let store = Store::postgres(target, Default::default());
     store
         .begin(RT, "e", "code", "[]", 50, &lease(), None)
         .unwrap();
