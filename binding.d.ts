@@ -334,6 +334,7 @@ export interface NativeStoreOptions {
   connectTimeoutMs?: number
   statementTimeoutMs?: number
   schema?: string
+  ca?: string
 }
 
 /**

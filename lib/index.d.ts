@@ -702,7 +702,11 @@ export interface CreateCodemodeRuntimeOptions {
   durability?: 'normal' | 'full'
 }
 export interface PostgresStoreOptions {
-  /** `postgres://user:password@host:port/database` (or `postgresql://`); no TLS (`sslmode=require` is refused). */
+  /**
+   * `postgres://user:password@host:port/database` (or `postgresql://`). With `?sslmode=require`
+   * (or a `ca`) every connection uses TLS and the server's certificate is verified; otherwise
+   * the connection is plain TCP.
+   */
   url: string
   /** Connections the store may hold (each on a thread of its own). Default 4, 1–64. */
   maxConnections?: number
@@ -712,6 +716,8 @@ export interface PostgresStoreOptions {
   statementTimeoutMs?: number
   /** A schema of its own for the store's tables, made when missing (letters, digits, `_`; at most 63). Default: the server's search_path. */
   schema?: string
+  /** PEM certificates of the authorities to trust for the server's certificate, beside the public ones (a managed database's CA bundle); given, TLS is required. */
+  ca?: string
 }
 export interface CodemodeRuntimeToolOptions {
   /** Replaces the default description (the hints are then ignored). */

@@ -51,9 +51,10 @@ function run(bin, args, asUser) {
  * unset and no cluster can be started here. `{ own: true }` always starts a cluster, which then
  * also has `halt()` (the server shuts down; its data stays) and `restart()`, for tests of a
  * database that goes away. `{ durable: true }`: the server's own defaults (every commit waits
- * for the disk), for measurements.
+ * for the disk), for measurements. `{ tls: { cert, key, only } }` (PEM texts): the server speaks
+ * TLS with that certificate, and with `only` refuses connections without it.
  */
-async function startPostgres({ own = false, durable = false } = {}) {
+async function startPostgres({ own = false, durable = false, tls } = {}) {
   if (process.env.CODEMODE_PG_URL && !own) return { url: process.env.CODEMODE_PG_URL, stop() {}, started: false };
   const bin = binaries();
   if (bin === undefined) return { skipped: 'CODEMODE_PG_URL is unset and no initdb/pg_ctl was found (install postgresql, or set CODEMODE_PG_BIN)' };
@@ -83,16 +84,36 @@ async function startPostgres({ own = false, durable = false } = {}) {
   // tests stop the hard way keeps what it committed). Enough connections for every store a test
   // file keeps open.
   const fast = durable ? '' : ' -c fsync=off -c full_page_writes=off';
-  const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${fast} -c max_connections=400`;
+  const ssl = tls ? ' -c ssl=on -c ssl_cert_file=server.crt -c ssl_key_file=server.key' : '';
+  const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${fast}${ssl} -c max_connections=400`;
   const restart = () => run(path.join(bin, 'pg_ctl'), ['-D', data, '-o', settings, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', 'start'], user);
   try {
     run(path.join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale', 'C'], user);
+    if (tls) serveTls(data, tls, root);
     restart();
   } catch (error) {
     stop();
     return { skipped: `a throwaway cluster could not be started: ${error.message}` };
   }
   return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, stop, halt, restart, started: true, dir };
+}
+
+// The server's certificate and key in its data directory (the key readable by the server's
+// user only, as PostgreSQL demands); with `only`, TCP connections must use TLS.
+function serveTls(data, { cert, key, only }, root) {
+  const owned = (file, text, mode) => {
+    fs.writeFileSync(path.join(data, file), text, { mode });
+    if (root) {
+      const { uid, gid } = fs.statSync(data);
+      fs.chownSync(path.join(data, file), uid, gid);
+    }
+  };
+  owned('server.crt', cert, 0o644);
+  owned('server.key', key, 0o600);
+  if (only) {
+    const hba = path.join(data, 'pg_hba.conf');
+    fs.writeFileSync(hba, fs.readFileSync(hba, 'utf8').replace(/^host(\s)/gm, 'hostssl$1'));
+  }
 }
 
 module.exports = { startPostgres };

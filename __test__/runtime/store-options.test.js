@@ -29,10 +29,11 @@ test('store settings are checked when the runtime is made, with ERR_INVALID_ARGU
   refused({ store: { url: URL, connectTimeoutMs: 50 } }, /connectTimeoutMs must be an integer between 100 and 60000 \(got 50\)/);
   refused({ store: { url: URL, statementTimeoutMs: 700_000 } }, /statementTimeoutMs must be an integer between 100 and 600000 \(got 700000\)/);
   refused({ store: { url: URL, schema: 'a; DROP TABLE x' } }, /schema must be letters, digits and "_"/);
-  refused({ store: `${URL}?sslmode=require` }, /sslmode=require is not supported/);
+  refused({ store: { url: URL, ca: 'not a certificate' } }, /ca must be PEM certificates/);
+  refused({ store: { url: `${URL}?sslmode=disable`, ca: '-----BEGIN CERTIFICATE-----' } }, /ca is given but the URL says sslmode=disable/);
   refused({ store: 'postgres://u@h:notaport/db' }, /not a PostgreSQL URL/);
   // Good settings make a runtime, and connect to nothing yet.
-  for (const store of [URL, `postgresql://u@127.0.0.1:1/db`, { url: URL, maxConnections: 8, connectTimeoutMs: 100, statementTimeoutMs: 100, schema: 'tenant_1' }]) {
+  for (const store of [URL, `postgresql://u@127.0.0.1:1/db`, `${URL}?sslmode=require`, { url: URL, maxConnections: 8, connectTimeoutMs: 100, statementTimeoutMs: 100, schema: 'tenant_1' }]) {
     assert.doesNotThrow(made({ store }));
   }
 });

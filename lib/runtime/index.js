@@ -396,14 +396,14 @@ async function refusal(facet, executionId, resumed, seq) {
 const RUNTIME_OPTIONS = ['executor', 'connectors', 'name', 'path', 'store', 'maxExecutions', 'transformResult', 'leaseMs', 'recoverEvery', 'durability'];
 const CLOUDFLARE_ONLY_RUNTIME_OPTIONS = ['ctx'];
 // A PostgreSQL store's settings (ranges and defaults: src/store/postgres.rs PgSettings).
-const POSTGRES_STORE_OPTIONS = ['url', 'maxConnections', 'connectTimeoutMs', 'statementTimeoutMs', 'schema'];
+const POSTGRES_STORE_OPTIONS = ['url', 'maxConnections', 'connectTimeoutMs', 'statementTimeoutMs', 'schema', 'ca'];
 const POSTGRES_URL = /^postgres(ql)?:\/\//;
 
 // `store` as `{ url, ...settings }`, checked; the settings' values are checked natively.
 function postgresStoreSpec(store) {
   const spec = typeof store === 'string' ? { url: store } : store;
   if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) {
-    throw invalidArgument('createCodemodeRuntime: store must be a postgres:// URL or { url, maxConnections?, connectTimeoutMs?, statementTimeoutMs?, schema? }');
+    throw invalidArgument('createCodemodeRuntime: store must be a postgres:// URL or { url, maxConnections?, connectTimeoutMs?, statementTimeoutMs?, schema?, ca? }');
   }
   checkOptionNames(spec, POSTGRES_STORE_OPTIONS, 'createCodemodeRuntime store options', invalidArgument);
   if (typeof spec.url !== 'string' || !POSTGRES_URL.test(spec.url)) {

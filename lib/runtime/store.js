@@ -41,11 +41,11 @@ function storeAt(file, durability = 'normal') {
 
 /**
  * A PostgreSQL database's store: `{ url, maxConnections?, connectTimeoutMs?,
- * statementTimeoutMs?, schema? }` (settings are checked, with their ranges, by the native side).
+ * statementTimeoutMs?, schema?, ca? }` (settings are checked, with their ranges, by the native side).
  * Nothing connects until the first operation.
  */
 function storeOn({ url, ...settings }) {
-  const key = `postgres:${JSON.stringify([url, settings.maxConnections, settings.connectTimeoutMs, settings.statementTimeoutMs, settings.schema])}`;
+  const key = `postgres:${JSON.stringify([url, settings.maxConnections, settings.connectTimeoutMs, settings.statementTimeoutMs, settings.schema, settings.ca])}`;
   return shared(key, () => new NativeStore(url, settings));
 }
 

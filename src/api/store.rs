@@ -216,6 +216,7 @@ pub struct NativeStoreOptions {
     pub connect_timeout_ms: Option<f64>,
     pub statement_timeout_ms: Option<f64>,
     pub schema: Option<String>,
+    pub ca: Option<String>,
 }
 
 /// A numeric setting as the integer it must be (JS numbers may be 2.5, NaN or 1e300).
@@ -247,6 +248,7 @@ fn target_of(
             connect_timeout_ms: whole("connectTimeoutMs", options.connect_timeout_ms)?,
             statement_timeout_ms: whole("statementTimeoutMs", options.statement_timeout_ms)?,
             schema: options.schema,
+            ca: options.ca,
         };
         return Ok(Target::Postgres(Arc::new(PgTarget::parse(
             location, &settings,
@@ -257,6 +259,7 @@ fn target_of(
         ("connectTimeoutMs", options.connect_timeout_ms.is_some()),
         ("statementTimeoutMs", options.statement_timeout_ms.is_some()),
         ("schema", options.schema.is_some()),
+        ("ca", options.ca.is_some()),
     ];
     if let Some((name, _)) = postgres_only.iter().find(|(_, set)| *set) {
         return Err(StoreError::invalid(format!(

@@ -25,13 +25,17 @@ use super::schema;
 use super::sql::{Cell, Param, Row, Tx};
 use super::{StoreError, StoreResult};
 use crate::error::ErrorCode;
+use postgres::config::SslMode;
 use postgres::error::SqlState;
 use postgres::types::{ToSql, Type};
 use postgres::{Client, Config, IsolationLevel, NoTls, Statement};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::CertificateDer;
 use std::collections::HashMap;
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 /// Times a write is run when it keeps losing to concurrent ones (deadlocks) before it fails
 /// with `ERR_STORE_UNAVAILABLE`.
@@ -63,6 +67,10 @@ pub struct PgTarget {
     /// How many connections (and owner threads) the store may hold at once.
     pub connections: usize,
     statement_timeout: Duration,
+    /// TLS, when the URL asks for it (`sslmode=require`) or a `ca` is given: every connection
+    /// is encrypted and the server's certificate verified (chain and host name); `None`:
+    /// plain TCP, as `sslmode=prefer` (the default) and `disable` are taken here.
+    tls: Option<rustls::ClientConfig>,
 }
 
 /// The settings of a PostgreSQL store, each with its default and its range.
@@ -77,6 +85,9 @@ pub struct PgSettings {
     pub statement_timeout_ms: Option<i64>,
     /// A schema of its own for the store's tables (letters, digits and `_`, at most 63).
     pub schema: Option<String>,
+    /// PEM certificates of the authorities to trust for the server's certificate, beside the
+    /// public ones (a managed database's own CA, or a private one); given, TLS is required.
+    pub ca: Option<String>,
 }
 
 fn ranged(name: &str, value: Option<i64>, default: i64, min: i64, max: i64) -> StoreResult<i64> {
@@ -109,11 +120,17 @@ impl PgTarget {
         let mut config = Config::from_str(url).map_err(|e| {
             StoreError::invalid(format!("codemode store: not a PostgreSQL URL: {e}"))
         })?;
-        if matches!(config.get_ssl_mode(), postgres::config::SslMode::Require) {
-            return Err(StoreError::invalid(
-                "codemode store: sslmode=require is not supported (this build speaks to PostgreSQL without TLS: use a local socket, a private network or a TLS proxy)"
-                    .to_string(),
-            ));
+        let tls = match (config.get_ssl_mode(), &settings.ca) {
+            (SslMode::Disable, Some(_)) => {
+                return Err(StoreError::invalid(
+                    "codemode store: ca is given but the URL says sslmode=disable".to_string(),
+                ))
+            }
+            (SslMode::Require, ca) | (_, ca @ Some(_)) => Some(tls_config(ca.as_deref())?),
+            _ => None,
+        };
+        if tls.is_some() {
+            config.ssl_mode(SslMode::Require);
         }
         let connections = ranged("maxConnections", settings.max_connections, 4, 1, 64)?;
         let connect = ranged(
@@ -151,8 +168,38 @@ impl PgTarget {
             schema: settings.schema.clone(),
             connections: connections as usize,
             statement_timeout: Duration::from_millis(statement as u64),
+            tls,
         })
     }
+}
+
+/// The TLS client of a store: the public authorities (webpki-roots) and those of `ca`.
+fn tls_config(ca: Option<&str>) -> StoreResult<rustls::ClientConfig> {
+    let mut roots = rustls::RootCertStore::empty();
+    roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+    if let Some(pem) = ca {
+        let bad = |detail: String| {
+            StoreError::invalid(format!(
+                "codemode store: ca must be PEM certificates (-----BEGIN CERTIFICATE-----): {detail}"
+            ))
+        };
+        let mut added = 0;
+        for cert in CertificateDer::pem_slice_iter(pem.as_bytes()) {
+            let cert = cert.map_err(|e| bad(e.to_string()))?;
+            roots.add(cert).map_err(|e| bad(e.to_string()))?;
+            added += 1;
+        }
+        if added == 0 {
+            return Err(bad("none found".to_string()));
+        }
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| StoreError::io(format!("codemode store: TLS: {e}")))?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    Ok(config)
 }
 
 /// Whether the schema is known to be up to date (shared by the connections of one store, so
@@ -214,7 +261,21 @@ fn store_error(e: &postgres::Error, failure: Failure) -> StoreError {
     // The server's own message names the problem; the driver's Display adds its kind.
     let detail = match e.as_db_error() {
         Some(db) => format!("{} ({})", db.message(), db.code().code()),
-        None => e.to_string(),
+        None => {
+            // The driver's text names the step ("error performing TLS handshake"); its causes
+            // say what went wrong (an untrusted certificate, a refused connection).
+            let mut text = e.to_string();
+            let mut cause = std::error::Error::source(e);
+            while let Some(inner) = cause {
+                let part = inner.to_string();
+                if !text.contains(&part) {
+                    text.push_str(": ");
+                    text.push_str(&part);
+                }
+                cause = inner.source();
+            }
+            text
+        }
     };
     match failure {
         Failure::Unavailable | Failure::Conflict | Failure::TimedOut => StoreError {
@@ -246,7 +307,14 @@ impl PgConn {
         }
         if self.live.is_none() {
             let unreachable = |e: postgres::Error| store_error(&e, Failure::Unavailable);
-            let mut client = self.target.config.connect(NoTls).map_err(unreachable)?;
+            let connected = match &self.target.tls {
+                Some(tls) => self
+                    .target
+                    .config
+                    .connect(MakeRustlsConnect::new(tls.clone())),
+                None => self.target.config.connect(NoTls),
+            };
+            let mut client = connected.map_err(unreachable)?;
             let mut session = format!(
                 "SET statement_timeout = {}",
                 self.target.statement_timeout.as_millis()
@@ -583,9 +651,30 @@ mod tests {
             ..Default::default()
         });
         assert!(e.message.contains("schema must be"), "{}", e.message);
-        let e = PgTarget::parse("postgres://u@h/db?sslmode=require", &PgSettings::default())
-            .unwrap_err();
-        assert!(e.message.contains("sslmode=require"));
+        let tls = PgTarget::parse("postgres://u@h/db?sslmode=require", &PgSettings::default());
+        assert!(tls.unwrap().tls.is_some(), "sslmode=require: TLS");
+        assert!(PgTarget::parse(url, &PgSettings::default())
+            .unwrap()
+            .tls
+            .is_none());
+        let e = bad(PgSettings {
+            ca: Some("not a certificate".into()),
+            ..Default::default()
+        });
+        assert!(
+            e.message.contains("ca must be PEM certificates"),
+            "{}",
+            e.message
+        );
+        let e = PgTarget::parse(
+            "postgres://u@h/db?sslmode=disable",
+            &PgSettings {
+                ca: Some("x".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+        assert!(e.message.contains("sslmode=disable"), "{}", e.message);
         let e = PgTarget::parse("postgres://u@h:notaport/db", &PgSettings::default()).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidArgument);
         assert!(PgTarget::is_url("postgresql://x") && !PgTarget::is_url("/tmp/x.db"));
