@@ -623,8 +623,7 @@ impl Store {
         result: Option<&str>,
     ) -> StoreResult<bool> {
         self.write(|tx| {
-            standing(tx, runtime, id)?;
-            let Some(entry) = entry_at(tx, runtime, id, seq)? else {
+            let Some((_, Some(Recorded { entry, .. }))) = standing_at(tx, runtime, id, seq)? else {
                 return Ok(false);
             };
             if entry.state != EntryState::InDoubt {
@@ -650,11 +649,14 @@ impl Store {
         call: &Call<'_>,
     ) -> StoreResult<Decision> {
         self.write(|tx| {
-            let Some(Standing {
-                status,
-                owner: holder,
-                ..
-            }) = standing(tx, runtime, id)?
+            let Some((
+                Standing {
+                    status,
+                    owner: holder,
+                    ..
+                },
+                recorded,
+            )) = standing_at(tx, runtime, id, call.seq)?
             else {
                 return Err(StoreError::missing(format!("No execution \"{id}\"")));
             };
@@ -662,7 +664,11 @@ impl Store {
                 return Ok(Decision::Pause);
             }
             let now = now_ms();
-            if let Some((entry, recorded_stable)) = entry_with_stable(tx, runtime, id, call.seq)? {
+            if let Some(Recorded {
+                entry,
+                stable: recorded_stable,
+            }) = recorded
+            {
                 if entry.connector != call.connector || entry.method != call.method {
                     let detail = format!(
                         "expected {}.{}, got {}.{}. Code must be deterministic up to tool calls and steps. Wrap nondeterministic work in codemode.step(name, fn).",
@@ -772,8 +778,7 @@ impl Store {
         result: Result<Option<String>, String>,
     ) -> StoreResult<()> {
         self.write(|tx| {
-            standing(tx, runtime, id)?;
-            let Some(entry) = entry_at(tx, runtime, id, seq)? else {
+            let Some((_, Some(Recorded { entry, .. }))) = standing_at(tx, runtime, id, seq)? else {
                 return Err(StoreError::missing(format!("No log entry at step {seq}")));
             };
             let now = now_ms();
@@ -902,15 +907,15 @@ impl Store {
     /// run still holds it.
     pub fn reject(&self, runtime: &str, id: &str, seq: i64) -> StoreResult<Rejected> {
         self.write(|tx| {
-            let Some(Standing {
-                status,
-                lease_until: until,
-                ..
-            }) = standing(tx, runtime, id)?
+            let Some((
+                Standing {
+                    status,
+                    lease_until: until,
+                    ..
+                },
+                Some(Recorded { entry, .. }),
+            )) = standing_at(tx, runtime, id, seq)?
             else {
-                return Ok(Rejected::NotPending);
-            };
-            let Some(entry) = entry_at(tx, runtime, id, seq)? else {
                 return Ok(Rejected::NotPending);
             };
             let now = now_ms();
@@ -1011,8 +1016,7 @@ impl Store {
 
     pub fn mark_reverted(&self, runtime: &str, id: &str, seq: i64) -> StoreResult<()> {
         self.write(|tx| {
-            standing(tx, runtime, id)?;
-            if entry_at(tx, runtime, id, seq)?.is_some() {
+            if let Some((_, Some(_))) = standing_at(tx, runtime, id, seq)? {
                 set_entry_state(tx, runtime, id, seq, EntryState::Reverted)?;
                 touch(tx, runtime, id, now_ms())?;
             }
@@ -1214,32 +1218,6 @@ fn log_of(tx: &mut dyn Tx, runtime: &str, id: &str) -> StoreResult<Vec<LogEntry>
     rows.into_iter().map(entry_row).collect()
 }
 
-fn entry_at(tx: &mut dyn Tx, runtime: &str, id: &str, seq: i64) -> StoreResult<Option<LogEntry>> {
-    Ok(entry_with_stable(tx, runtime, id, seq)?.map(|(entry, _)| entry))
-}
-
-/// The entry at `seq`, with the stable form of its recorded arguments (for divergence checks).
-fn entry_with_stable(
-    tx: &mut dyn Tx,
-    runtime: &str,
-    id: &str,
-    seq: i64,
-) -> StoreResult<Option<(LogEntry, Option<String>)>> {
-    let row = tx.query_opt(
-        concat!(
-            "SELECT ",
-            entry_columns!(),
-            ", args_stable FROM cm_log WHERE runtime = ?1 AND execution_id = ?2 AND seq = ?3"
-        ),
-        args![runtime, id, seq],
-    )?;
-    let Some(mut row) = row else {
-        return Ok(None);
-    };
-    let stable: Option<String> = row.get(8)?;
-    Ok(Some((entry_row(row)?, stable)))
-}
-
 fn set_entry_state(
     tx: &mut dyn Tx,
     runtime: &str,
@@ -1288,6 +1266,54 @@ fn standing(tx: &mut dyn Tx, runtime: &str, id: &str) -> StoreResult<Option<Stan
         })
     })
     .transpose()
+}
+
+/// A log entry as recorded, with the stable form of its recorded arguments (what replays are
+/// compared with).
+struct Recorded {
+    entry: LogEntry,
+    stable: Option<String>,
+}
+
+/// `standing` and the run's log entry at `seq`, in one statement (every decision about a call
+/// needs both; on PostgreSQL a statement is a round trip): the run held, its entry if any.
+fn standing_at(
+    tx: &mut dyn Tx,
+    runtime: &str,
+    id: &str,
+    seq: i64,
+) -> StoreResult<Option<(Standing, Option<Recorded>)>> {
+    let row = tx.query_opt(
+        "SELECT e.status, e.owner, e.lease_until, e.updated_at,
+                l.seq, l.connector, l.method, l.args, l.result, l.requires_approval, l.ephemeral,
+                l.state, l.args_stable
+         FROM cm_executions e
+         LEFT JOIN cm_log l ON l.runtime = e.runtime AND l.execution_id = e.id AND l.seq = ?3
+         WHERE e.runtime = ?1 AND e.id = ?2 /*FOR UPDATE OF e*/",
+        args![runtime, id, seq],
+    )?;
+    let Some(mut row) = row else {
+        return Ok(None);
+    };
+    let standing = Standing {
+        status: row.get(0)?,
+        owner: row.get(1)?,
+        lease_until: row.get(2)?,
+        updated_at: row.get(3)?,
+    };
+    // The entry's columns, from `l.seq` on; all NULL when there is no entry at `seq`.
+    let mut entry = Row(row.0.split_off(4));
+    if entry.0.first() == Some(&Cell::Null) {
+        return Ok(Some((standing, None)));
+    }
+    let stable: Option<String> = entry.get(8)?;
+    Ok(Some((
+        standing,
+        Some(Recorded {
+            entry: entry_row(entry)?,
+            stable,
+        }),
+    )))
 }
 
 /// The seqs of the entries awaiting a decision (approval, or a word on a call in doubt).

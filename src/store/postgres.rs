@@ -457,9 +457,19 @@ struct PgTx<'c, 't> {
 }
 
 /// A statement of the state machine as PostgreSQL reads it: `?N` placeholders (SQLite's) as
-/// `$N`, and the `/*FOR UPDATE*/` marker as the clause.
+/// `$N`, and a `/*FOR UPDATE …*/` marker as the clause it holds.
 fn dialect(sql: &str) -> String {
-    dollar_placeholders(sql).replace("/*FOR UPDATE*/", "FOR UPDATE")
+    let sql = dollar_placeholders(sql);
+    let Some(start) = sql.find("/*FOR UPDATE") else {
+        return sql;
+    };
+    let end = sql[start..].find("*/").map_or(sql.len(), |at| start + at);
+    format!(
+        "{}{}{}",
+        &sql[..start],
+        &sql[start + 2..end],
+        sql.get(end + 2..).unwrap_or("")
+    )
 }
 
 /// `?N` (the state machine's placeholders, which SQLite reads) as PostgreSQL's `$N`.
@@ -629,6 +639,11 @@ mod tests {
             dialect("SELECT a FROM t WHERE a = ?1 AND b IN (?12, ?3) AND c = '?' /*FOR UPDATE*/"),
             "SELECT a FROM t WHERE a = $1 AND b IN ($12, $3) AND c = '?' FOR UPDATE"
         );
+        assert_eq!(
+            dialect("SELECT e.a FROM t e LEFT JOIN u l ON l.x = e.x /*FOR UPDATE OF e*/"),
+            "SELECT e.a FROM t e LEFT JOIN u l ON l.x = e.x FOR UPDATE OF e"
+        );
+        assert_eq!(dialect("SELECT 1"), "SELECT 1");
     }
 
     #[test]

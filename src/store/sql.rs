@@ -6,9 +6,10 @@
 //! with `IS NULL` cast to its type), so each driver can cache what it prepared by the
 //! statement's text.
 //!
-//! One difference is written into the statements: a query that ends in `/*FOR UPDATE*/` holds
-//! the rows it read until the transaction ends. PostgreSQL reads it as `FOR UPDATE`; SQLite,
-//! whose write transaction holds the whole file already, as the comment it is.
+//! One difference is written into the statements: a query that ends in `/*FOR UPDATE*/` (or
+//! `/*FOR UPDATE OF <alias>*/`, for a join) holds the rows it read until the transaction ends.
+//! PostgreSQL reads it as that clause; SQLite, whose write transaction holds the whole file
+//! already, as the comment it is.
 
 use super::{StoreError, StoreResult};
 
