@@ -93,6 +93,7 @@ function withGlobalsHint(message, setup) {
 // A store that cannot be reached is a fault of the machinery, not of the program: the pass
 // stops where it is (the program is paused, as for an approval) and the run keeps its state.
 const STORE_UNAVAILABLE = 'ERR_STORE_UNAVAILABLE';
+const storeUnreachable = (error) => error !== null && typeof error === 'object' && error.code === STORE_UNAVAILABLE;
 
 // Connector bindings for one pass: each call takes the next seq, asks the store, and runs,
 // replays or pauses. A binding never rejects: failures become the error marker, and a store that
@@ -116,7 +117,7 @@ function connectorBindings(setup, facet, id, cursor, pass) {
             await facet.recordResult(id, seq, description.name, method, result);
             return result;
           } catch (error) {
-            if (error && error.code === STORE_UNAVAILABLE) {
+            if (storeUnreachable(error)) {
               pass.storeFault ??= error;
               return { [CONTROL_KEY]: 'pause' };
             }
@@ -144,7 +145,7 @@ async function stepStore(pass, operation) {
   try {
     return await operation();
   } catch (error) {
-    if (!(error && error.code === STORE_UNAVAILABLE)) throw error;
+    if (!storeUnreachable(error)) throw error;
     pass.storeFault ??= error;
     return { kind: 'pause' };
   }
@@ -246,7 +247,7 @@ async function onePass(id, code, setup, facet, executor, { leaseMs, transformRes
       try {
         await facet.release(id);
       } catch (error) {
-        if (!(error && error.code === STORE_UNAVAILABLE)) throw error;
+        if (!storeUnreachable(error)) throw error;
       }
       return {
         status: 'error',
