@@ -104,6 +104,27 @@ pub fn wait_writable(fd: RawFd, timeout_ms: i32) {
     unsafe { libc::poll(&mut poll, 1, timeout_ms) };
 }
 
+/// Waits until `fd` has bytes to read, its writer is gone, or `timeout_ms` passed.
+pub fn wait_readable(fd: RawFd, timeout_ms: i32) {
+    let mut poll = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: poll reads and writes exactly the one pollfd passed, which lives on this stack
+    // frame; an fd that is not open makes poll report POLLNVAL, which is ignored.
+    unsafe { libc::poll(&mut poll, 1, timeout_ms) };
+}
+
+/// Stdin as a plain file, without Rust's buffer in front: the engine reads its frames from it
+/// with a buffer of its own, shared by the threads that read (`process::engine`), so no byte
+/// may wait in a buffer only one of them sees.
+pub fn raw_stdin() -> File {
+    // SAFETY: fd 0 (stdin) stays open for the engine process's life; nothing else in it reads
+    // it or closes it (std's Stdin is never used there), so this File is its only owner.
+    unsafe { File::from_raw_fd(0) }
+}
+
 /// Stdout without Rust's line buffering (frames are binary: a line buffer would flush at every
 /// 0x0A byte), behind a plain buffer that the engine's writer flushes per burst.
 pub fn raw_stdout() -> BufWriter<File> {

@@ -36,6 +36,16 @@ pub trait ToolSink: Send + Sync {
     fn log(&self, _run_id: u64, _line: &str) {}
 }
 
+/// Lets a run that awaits a tool reply read the host's messages itself while it polls for the
+/// reply (`sandbox/spin.rs`). In an engine process the reply arrives on the engine's input: read
+/// by the engine's reader thread, it would cost that thread's wake-up before the run's own;
+/// read by the polling run, it costs none.
+pub trait InputPump: Send + Sync {
+    /// Reads whatever the host has already sent and acts on it, without blocking; returns at
+    /// once when another thread is reading.
+    fn pump(&self);
+}
+
 /// What a waiting run can receive from the host side.
 #[derive(Debug, PartialEq, Eq)]
 pub enum RunEvent {

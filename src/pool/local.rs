@@ -3,7 +3,7 @@
 //! protocol over one (`process::engine`), so both arrangements run the same code.
 
 use super::{HandleClosedHook, Job, Pool};
-use crate::bridge::{ReplyRouter, Routed};
+use crate::bridge::{InputPump, ReplyRouter, Routed};
 use crate::limits::Limits;
 use crate::run::{ErrorKind, RunError, RunRequest, Stats};
 use crate::runner::Runner;
@@ -32,6 +32,11 @@ impl LocalRunner {
 
     pub fn on_handle_closed(&self, hook: HandleClosedHook) {
         self.pool.on_handle_closed(hook);
+    }
+
+    /// Lets runs awaiting a reply read the host's messages themselves (see [`InputPump`]).
+    pub fn set_input_pump(&self, pump: Arc<dyn InputPump>) {
+        self.pool.set_input_pump(pump);
     }
 }
 

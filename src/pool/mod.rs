@@ -16,7 +16,7 @@ mod worker;
 
 pub use local::LocalRunner;
 
-use crate::bridge::RunEvent;
+use crate::bridge::{InputPump, RunEvent};
 use crate::error::Fault;
 use crate::limits::Limits;
 use crate::run::{ErrorKind, Report, RunError, RunKind, RunRequest, Stats};
@@ -25,7 +25,7 @@ use crossbeam_channel::{Receiver, Sender, TrySendError};
 use retained::HandleCommand;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::thread::JoinHandle;
 use watchdog::Watchdog;
 
@@ -67,6 +67,8 @@ struct Shared {
     /// Retained isolates by handle id: the channel of the thread that holds each.
     retained: Mutex<HashMap<u64, Sender<HandleCommand>>>,
     on_handle_closed: Mutex<Option<HandleClosedHook>>,
+    /// Where a run awaiting a reply may read the host's messages itself (an engine process).
+    input_pump: OnceLock<Arc<dyn InputPump>>,
     /// Runs in progress, by run id: how to stop each (cancellation by the host).
     running: Mutex<HashMap<u64, Terminator>>,
     /// Runs cancelled before they started, with their message: answered when dequeued.
@@ -113,6 +115,7 @@ impl Pool {
             counters: Counters::default(),
             retained: Mutex::new(HashMap::new()),
             on_handle_closed: Mutex::new(None),
+            input_pump: OnceLock::new(),
             running: Mutex::new(HashMap::new()),
             cancelled: Mutex::new(HashMap::new()),
         });
@@ -167,6 +170,11 @@ impl Pool {
                 lock(&self.shared.cancelled).insert(run_id, message);
             }
         }
+    }
+
+    /// Lets runs awaiting a reply read the host's messages themselves (set once, by an engine).
+    pub fn set_input_pump(&self, pump: Arc<dyn InputPump>) {
+        let _ = self.shared.input_pump.set(pump);
     }
 
     /// Sets the hook told when a retained isolate goes away (expiry, disposal, a bound).

@@ -242,6 +242,7 @@ pub(super) fn supervised_run(
         deadline,
         sink: request.sink.clone(),
         events: &job.events,
+        pump: shared.input_pump.get().map(|pump| &**pump),
         continuation,
     });
     output.metrics.cpu = crate::os::thread_cpu_time().saturating_sub(cpu_before);

@@ -1,25 +1,36 @@
 //! The engine side of the executor protocol: runs inside the child process, reads host frames
 //! from its input, hands them to the same `pool::LocalRunner` that `'thread'` isolation uses
 //! (frames in, runner calls out; nothing of a run is rebuilt here), and writes engine frames to
-//! its output. The frame reader never blocks on the host draining its pipe: what it sends (pongs,
-//! handshake answers, refusals) goes through a writer thread. Workers write their tool calls and
-//! results themselves, under the output lock: they may wait for the host to read, but since the
-//! reader always drains the input, a full pipe in each direction cannot deadlock the two
-//! processes.
+//! its output.
+//!
+//! The input is read by whichever thread gets there first ([`HostFrames`]): the reader thread,
+//! asleep in `poll` until bytes arrive, or a run polling for its tool reply
+//! (`bridge::InputPump`), which then takes its reply without waking the reader and being woken
+//! by it. Frames are acted on in the order they came, under the input's lock, by whoever read
+//! them.
+//!
+//! A thread that reads the input never blocks on the host draining its pipe: what it sends
+//! (pongs, handshake answers, refusals, a result it answers at once) goes through a writer
+//! thread. Workers write their tool calls and results themselves, under the output lock: they
+//! may wait for the host to read, but since the input is always drained, a full pipe in each
+//! direction cannot deadlock the two processes.
 
-use crate::bridge::{ToolCall, ToolSink};
+use crate::bridge::{InputPump, ToolCall, ToolSink};
 use crate::limits::Limits;
 use crate::pool::LocalRunner;
 use crate::protocol::{
-    max_frame_bytes, read_frame, EngineMessage, HostMessage, FLAG_LIVE_LOGS, FLAG_RETAIN,
-    MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SHUTDOWN_NOW,
+    max_frame_bytes, read_frame, EngineMessage, FrameBuffer, HostMessage, FLAG_LIVE_LOGS,
+    FLAG_RETAIN, MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SHUTDOWN_NOW,
 };
 use crate::run::{Completion, Overrides, RunError, RunKind, RunRequest, TestHook};
 use crate::runner::Runner;
 use crossbeam_channel::{Receiver, Sender};
 use std::cell::Cell;
-use std::io::{Read, Write};
-use std::sync::{Arc, Mutex};
+use std::fs::File;
+use std::io::{ErrorKind, Read, Write};
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 /// Exit codes of an engine process.
@@ -49,9 +60,14 @@ enum Outgoing {
 type Output = Arc<Mutex<Box<dyn Write + Send>>>;
 
 thread_local! {
-    /// Set on the frame-reading thread, which must never block on the host draining its pipe.
+    /// Set while a thread reads and acts on the host's frames: it must never block on the host
+    /// draining its pipe.
     static IS_READER: Cell<bool> = const { Cell::new(false) };
 }
+
+/// How long the reader thread sleeps in `poll` before it looks again whether the engine has
+/// stopped (a stop decided by a run that read the input).
+const READER_POLL_MS: i32 = 500;
 
 /// Where frames go. Tool calls and results are on the latency path of a run, so the thread that
 /// makes them (a worker) writes them itself: one thread wake-up less per message than a hand-off
@@ -67,7 +83,7 @@ impl Outbox {
     fn frame(&self, frame: Vec<u8>) -> bool {
         self.queue.send(Outgoing::Frame(frame)).is_ok()
     }
-    /// Writes a frame now from this thread (queues it when called on the reader thread).
+    /// Writes a frame now from this thread (queues it when this thread is reading the input).
     fn frame_now(&self, frame: Vec<u8>) -> bool {
         if IS_READER.with(Cell::get) {
             return self.frame(frame);
@@ -109,12 +125,9 @@ impl ToolSink for FrameSink {
 }
 
 /// Serves one host until its input closes or it asks for a shutdown. Blocks the calling thread
-/// (the engine process's main thread) and returns the process exit code.
-pub fn serve(
-    input: impl Read + Send + 'static,
-    output: impl Write + Send + 'static,
-    test_hooks: bool,
-) -> i32 {
+/// (the engine process's main thread) and returns the process exit code. `input` is read
+/// without a buffer in front of it (see [`HostFrames`]).
+pub fn serve(input: File, output: impl Write + Send + 'static, test_hooks: bool) -> i32 {
     let (out_tx, out_rx) = crossbeam_channel::unbounded::<Outgoing>();
     let (stop_tx, stop_rx) = crossbeam_channel::bounded::<Stop>(4);
     let output: Output = Arc::new(Mutex::new(Box::new(output)));
@@ -127,13 +140,15 @@ pub fn serve(
                 queue: out_tx,
                 output,
             };
-            let stop = read_loop(input, out.clone(), test_hooks);
+            let stop = read_loop(input, out.clone(), test_hooks, &stop_tx);
             // A refusal is a frame the host must see: stop after the writer has sent it (or
             // after a bounded wait, should the host not be reading).
-            if matches!(stop, Stop::Refused) && out.then_stop(Stop::Refused) {
-                std::thread::sleep(Duration::from_secs(2));
+            if let Some(stop) = stop {
+                if matches!(stop, Stop::Refused) && out.then_stop(Stop::Refused) {
+                    std::thread::sleep(Duration::from_secs(2));
+                }
+                let _ = stop_tx.send(stop);
             }
-            let _ = stop_tx.send(stop);
         });
     if spawned.is_err() {
         return EXIT_PROTOCOL_ERROR;
@@ -174,10 +189,12 @@ struct Engine {
     test_hooks: bool,
 }
 
-fn read_loop(mut input: impl Read, out: Outbox, test_hooks: bool) -> Stop {
-    let limits = match handshake(&mut input, &out) {
+/// Answers the handshake, then reads the input until the engine stops. Returns the stop when
+/// the handshake decided it; later stops are sent on `stop` by whichever thread read them.
+fn read_loop(input: File, out: Outbox, test_hooks: bool, stop: &Sender<Stop>) -> Option<Stop> {
+    let limits = match handshake(&mut &input, &out) {
         Ok(limits) => limits,
-        Err(stop) => return stop,
+        Err(stop) => return Some(stop),
     };
     let max_frame = max_frame_bytes(
         limits.max_code_bytes,
@@ -196,23 +213,111 @@ fn read_loop(mut input: impl Read, out: Outbox, test_hooks: bool) -> Stop {
             .encode(),
         );
     }));
-    let engine = Engine {
-        runner,
-        out,
-        test_hooks,
-    };
-    loop {
-        let body = match read_frame(&mut input, max_frame) {
-            Ok(Some(body)) => body,
-            Ok(None) => return Stop::Done,
-            Err(_) => return Stop::ProtocolError,
+    let fd = input.as_raw_fd();
+    // From here on the input is read without blocking, by this thread and by polling runs.
+    crate::os::set_nonblocking(fd, true);
+    let frames = Arc::new(HostFrames {
+        input: Mutex::new(Input {
+            file: input,
+            buffer: FrameBuffer::default(),
+        }),
+        max_frame,
+        stop: stop.clone(),
+        stopped: AtomicBool::new(false),
+        engine: Engine {
+            runner: runner.clone(),
+            out,
+            test_hooks,
+        },
+    });
+    runner.set_input_pump(Arc::new(Pump(Arc::downgrade(&frames))));
+    while !frames.stopped.load(Ordering::Acquire) {
+        crate::os::wait_readable(fd, READER_POLL_MS);
+        frames.read(true);
+    }
+    None
+}
+
+/// The host's frames, read by whichever thread gets there first (see the module comment).
+struct HostFrames {
+    input: Mutex<Input>,
+    max_frame: usize,
+    /// Where the stop goes, once, whichever thread decides it.
+    stop: Sender<Stop>,
+    stopped: AtomicBool,
+    engine: Engine,
+}
+
+struct Input {
+    file: File,
+    buffer: FrameBuffer,
+}
+
+impl HostFrames {
+    /// Reads what the host has sent and acts on each whole frame, in order, until the input has
+    /// nothing more for now. `wait_for_lock`: the reader thread waits for a run that is reading
+    /// to finish; a run returns at once when another thread is reading.
+    fn read(&self, wait_for_lock: bool) {
+        let mut input = if wait_for_lock {
+            self.input.lock().unwrap_or_else(|p| p.into_inner())
+        } else {
+            match self.input.try_lock() {
+                Ok(input) => input,
+                Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock) => return,
+            }
         };
-        let Ok(message) = HostMessage::decode(&body) else {
-            return Stop::ProtocolError;
-        };
-        drop(body);
-        if let Some(stop) = engine.handle(message) {
-            return stop;
+        if self.stopped.load(Ordering::Acquire) {
+            return;
+        }
+        let was_reader = IS_READER.with(|r| r.replace(true));
+        let stop = self.act_on_input(&mut input);
+        IS_READER.with(|r| r.set(was_reader));
+        if let Some(stop) = stop {
+            self.stopped.store(true, Ordering::Release);
+            let _ = self.stop.send(stop);
+        }
+    }
+
+    fn act_on_input(&self, input: &mut Input) -> Option<Stop> {
+        let Input { file, buffer } = input;
+        loop {
+            match buffer.next_frame(self.max_frame) {
+                Ok(Some(body)) => {
+                    let Ok(message) = HostMessage::decode(&body) else {
+                        return Some(Stop::ProtocolError);
+                    };
+                    drop(body);
+                    if let Some(stop) = self.engine.handle(message) {
+                        return Some(stop);
+                    }
+                    continue;
+                }
+                Ok(None) => {}
+                Err(_) => return Some(Stop::ProtocolError),
+            }
+            match buffer.fill(file) {
+                // The host closed its end: between frames that is the end of the session, in
+                // the middle of one a cut frame.
+                Ok(0) if buffer.holds_partial_frame() => return Some(Stop::ProtocolError),
+                Ok(0) => return Some(Stop::Done),
+                Ok(_) => {}
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return None,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(_) => return Some(Stop::ProtocolError),
+            }
+        }
+    }
+}
+
+/// A polling run's way into [`HostFrames`]. Weak: the pool that holds it is itself held by the
+/// frames' engine.
+struct Pump(Weak<HostFrames>);
+
+impl InputPump for Pump {
+    fn pump(&self) {
+        if let Some(frames) = self.0.upgrade() {
+            frames.read(false);
         }
     }
 }
@@ -433,7 +538,7 @@ pub fn serve_stdio() -> ! {
         crate::os::set_nonblocking(fd, false);
     }
     let code = serve(
-        std::io::stdin(),
+        crate::os::raw_stdin(),
         crate::os::raw_stdout(),
         TestHook::enabled(),
     );

@@ -573,6 +573,14 @@ pub fn read_frame(input: &mut impl Read, max_bytes: usize) -> io::Result<Option<
             Err(e) => return Err(e),
         }
     }
+    let len = frame_len(prefix, max_bytes)?;
+    let mut body = vec![0u8; len];
+    input.read_exact(&mut body)?;
+    Ok(Some(body))
+}
+
+/// The length prefix of a frame, checked against the bound before its body is waited for.
+fn frame_len(prefix: [u8; 4], max_bytes: usize) -> io::Result<usize> {
     let len = u32::from_le_bytes(prefix) as usize;
     if len == 0 || len > max_bytes.min(HARD_MAX_FRAME_BYTES) {
         return Err(io::Error::new(
@@ -580,9 +588,65 @@ pub fn read_frame(input: &mut impl Read, max_bytes: usize) -> io::Result<Option<
             format!("frame of {len} bytes (allowed: 1 to {max_bytes})"),
         ));
     }
-    let mut body = vec![0u8; len];
-    input.read_exact(&mut body)?;
-    Ok(Some(body))
+    Ok(len)
+}
+
+/// Frames from a stream read in pieces, by a non-blocking reader: bytes go in as they come
+/// ([`FrameBuffer::fill`]), whole frame bodies come out ([`FrameBuffer::next_frame`]), each
+/// length checked against the bound as soon as its prefix is in, as [`read_frame`] does.
+pub struct FrameBuffer {
+    bytes: Vec<u8>,
+    /// Where the first byte not yet taken is.
+    start: usize,
+    /// What one read lands in (a frame's worth is copied on; the rest stays untouched).
+    chunk: Box<[u8]>,
+}
+
+impl Default for FrameBuffer {
+    fn default() -> Self {
+        FrameBuffer {
+            bytes: Vec::new(),
+            start: 0,
+            chunk: vec![0u8; 64 * 1024].into_boxed_slice(),
+        }
+    }
+}
+
+impl FrameBuffer {
+    /// Reads once from `input`: the bytes read (0 at the end of the stream), or its error
+    /// (`WouldBlock` when a non-blocking input has nothing yet).
+    pub fn fill(&mut self, input: &mut impl Read) -> io::Result<usize> {
+        let n = input.read(&mut self.chunk)?;
+        if self.start == self.bytes.len() {
+            self.bytes.clear();
+            self.start = 0;
+        } else if self.start >= self.chunk.len() && self.start * 2 >= self.bytes.len() {
+            self.bytes.drain(..self.start);
+            self.start = 0;
+        }
+        self.bytes.extend_from_slice(&self.chunk[..n]);
+        Ok(n)
+    }
+
+    /// The next frame's body when all of it is here; an error for a length out of bounds.
+    pub fn next_frame(&mut self, max_bytes: usize) -> io::Result<Option<Vec<u8>>> {
+        let waiting = &self.bytes[self.start..];
+        let Some(prefix) = waiting.first_chunk::<4>() else {
+            return Ok(None);
+        };
+        let len = frame_len(*prefix, max_bytes)?;
+        let Some(body) = waiting.get(4..4 + len) else {
+            return Ok(None);
+        };
+        let body = body.to_vec();
+        self.start += 4 + len;
+        Ok(Some(body))
+    }
+
+    /// Whether part of a frame is waiting for the rest (a stream that ends now was cut).
+    pub fn holds_partial_frame(&self) -> bool {
+        self.start < self.bytes.len()
+    }
 }
 
 /// Writes one already-encoded frame and flushes it.
@@ -613,6 +677,85 @@ impl From<DecodeError> for io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A stream that hands out the given pieces, one per read, then `WouldBlock`, then its end.
+    struct Pieces(std::collections::VecDeque<Vec<u8>>, bool);
+    impl Read for Pieces {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            match self.0.pop_front() {
+                Some(piece) => {
+                    buf[..piece.len()].copy_from_slice(&piece);
+                    Ok(piece.len())
+                }
+                None if !self.1 => {
+                    self.1 = true;
+                    Err(io::ErrorKind::WouldBlock.into())
+                }
+                None => Ok(0),
+            }
+        }
+    }
+
+    fn drain(buffer: &mut FrameBuffer, input: &mut Pieces) -> io::Result<Vec<Vec<u8>>> {
+        let mut frames = Vec::new();
+        loop {
+            while let Some(body) = buffer.next_frame(100)? {
+                frames.push(body);
+            }
+            match buffer.fill(input) {
+                Ok(0) => return Ok(frames),
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    #[test]
+    fn a_frame_buffer_yields_whole_frames_however_the_bytes_arrive() {
+        let stream: Vec<u8> = [b"abc".as_slice(), b"", b"defgh"]
+            .iter()
+            .filter(|body| !body.is_empty())
+            .flat_map(|body| {
+                let mut frame = (body.len() as u32).to_le_bytes().to_vec();
+                frame.extend_from_slice(body);
+                frame
+            })
+            .collect();
+        // One byte at a time, all at once, and cut at every place in between.
+        let mut splits: Vec<Vec<Vec<u8>>> = vec![stream.iter().map(|b| vec![*b]).collect()];
+        splits.push(vec![stream.clone()]);
+        for cut in 1..stream.len() {
+            splits.push(vec![stream[..cut].to_vec(), stream[cut..].to_vec()]);
+        }
+        for pieces in splits {
+            let mut input = Pieces(pieces.into(), false);
+            let mut buffer = FrameBuffer::default();
+            let frames = drain(&mut buffer, &mut input).unwrap();
+            assert_eq!(frames, vec![b"abc".to_vec(), b"defgh".to_vec()]);
+            assert!(!buffer.holds_partial_frame());
+        }
+    }
+
+    #[test]
+    fn a_frame_buffer_refuses_a_length_out_of_bounds_before_its_body_and_sees_a_cut_frame() {
+        let mut buffer = FrameBuffer::default();
+        let mut input = Pieces(vec![101u32.to_le_bytes().to_vec()].into(), false);
+        let error = drain(&mut buffer, &mut input).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::InvalidData);
+        let mut buffer = FrameBuffer::default();
+        let mut input = Pieces(vec![0u32.to_le_bytes().to_vec()].into(), false);
+        assert!(
+            drain(&mut buffer, &mut input).is_err(),
+            "an empty frame is refused"
+        );
+        let mut buffer = FrameBuffer::default();
+        let mut cut = 5u32.to_le_bytes().to_vec();
+        cut.extend_from_slice(b"ab");
+        let mut input = Pieces(vec![cut].into(), false);
+        assert!(drain(&mut buffer, &mut input).unwrap().is_empty());
+        assert!(buffer.holds_partial_frame());
+    }
 
     fn roundtrip_host(m: HostMessage) {
         let bytes = m.encode();

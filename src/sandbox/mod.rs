@@ -15,7 +15,7 @@ mod web_natives;
 pub use code_cache::CodeCache;
 pub use termination::{StopReason, Terminator, WedgeHook};
 
-use crate::bridge::{check_size, RunEvent, ToolSink};
+use crate::bridge::{check_size, InputPump, RunEvent, ToolSink};
 use crate::limits::{Limits, MIB};
 pub use crate::run::RunOutput;
 use crate::run::{ErrorKind, ProgramInput, RunError, RunMetrics};
@@ -68,6 +68,9 @@ pub struct Program<'a> {
     pub deadline: Instant,
     pub sink: Arc<dyn ToolSink>,
     pub events: &'a Receiver<RunEvent>,
+    /// Where the run may read the host's messages itself while it polls for a reply (an engine
+    /// process; `None` in 'thread' isolation, where replies come straight to `events`).
+    pub pump: Option<&'a dyn InputPump>,
     /// A further run in a retained isolate: its namespaces are already installed, so the run
     /// configuration is not applied again and the program sees the globals earlier runs left.
     pub continuation: bool,
@@ -629,7 +632,7 @@ fn settle<'s>(
             program.events.recv_deadline(wake_at)
         } else {
             let budget = state.borrow_mut().spin.budget();
-            let (event, caught) = spin::await_reply(program.events, wake_at, budget);
+            let (event, caught) = spin::await_reply(program.events, program.pump, wake_at, budget);
             state.borrow_mut().spin.record(budget, caught);
             metrics.tool_wait += now.elapsed();
             event

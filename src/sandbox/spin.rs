@@ -8,7 +8,7 @@
 //! (a slow tool, a host busy with many runs) stops polling for a growing number of awaits, so
 //! a loaded pool does not spend its cores polling, and tries again now and then.
 
-use crate::bridge::RunEvent;
+use crate::bridge::{InputPump, RunEvent};
 use crossbeam_channel::{Receiver, RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant};
 
@@ -53,15 +53,21 @@ impl ReplySpin {
 }
 
 /// The next event of a run awaiting a tool reply: polled for `budget`, then waited for until
-/// `wake_at`. The flag says whether it came while polling.
+/// `wake_at`. The flag says whether it came while polling. While it polls, the run reads the
+/// host's messages itself through `pump` (when there is one), so a reply that arrives then
+/// wakes no other thread on its way.
 pub(crate) fn await_reply(
     events: &Receiver<RunEvent>,
+    pump: Option<&dyn InputPump>,
     wake_at: Instant,
     budget: Duration,
 ) -> (Result<RunEvent, RecvTimeoutError>, bool) {
     if !budget.is_zero() {
         let poll_until = (Instant::now() + budget).min(wake_at);
         loop {
+            if let Some(pump) = pump {
+                pump.pump();
+            }
             match events.try_recv() {
                 Ok(event) => return (Ok(event), true),
                 Err(TryRecvError::Disconnected) => {
@@ -103,6 +109,39 @@ mod tests {
         assert_eq!(spin.skip, MAX_SKIP);
     }
 
+    /// Stands in for an engine's input: the reply is there only once the run reads it itself.
+    struct InputWithReply {
+        tx: crossbeam_channel::Sender<RunEvent>,
+        pumped: std::sync::atomic::AtomicUsize,
+    }
+
+    impl InputPump for InputWithReply {
+        fn pump(&self) {
+            if self
+                .pumped
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                == 3
+            {
+                let json = "{}".into();
+                self.tx.send(RunEvent::Reply { call_id: 1, json }).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn a_polling_run_reads_the_input_itself_and_takes_the_reply_it_finds() {
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let input = InputWithReply {
+            tx,
+            pumped: Default::default(),
+        };
+        let far = Instant::now() + Duration::from_secs(5);
+        let (event, caught) = await_reply(&rx, Some(&input), far, REPLY_SPIN);
+        assert!(matches!(event, Ok(RunEvent::Reply { call_id: 1, .. })));
+        assert!(caught, "found while polling, not after sleeping");
+        assert_eq!(input.pumped.load(std::sync::atomic::Ordering::Relaxed), 4);
+    }
+
     #[test]
     fn a_reply_already_there_is_taken_at_once_and_a_late_one_after_sleeping() {
         let (tx, rx) = crossbeam_channel::unbounded();
@@ -112,7 +151,7 @@ mod tests {
         })
         .unwrap();
         let far = Instant::now() + Duration::from_secs(5);
-        let (event, caught) = await_reply(&rx, far, REPLY_SPIN);
+        let (event, caught) = await_reply(&rx, None, far, REPLY_SPIN);
         assert!(event.is_ok() && caught);
         let late = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(20));
@@ -121,7 +160,7 @@ mod tests {
                 json: "{}".into(),
             })
         });
-        let (event, caught) = await_reply(&rx, far, REPLY_SPIN);
+        let (event, caught) = await_reply(&rx, None, far, REPLY_SPIN);
         assert!(event.is_ok() && !caught);
         late.join().unwrap().unwrap();
     }
