@@ -119,6 +119,27 @@ test('an engine that stops answering heartbeats is killed and replaced', async (
   assert.equal(child.report.next, 'next');
 });
 
+test("a host whose event loop is blocked past the heartbeat timeout keeps its engines and its run's result", async () => {
+  // On Node the engines' output is read on the host's JS thread: while it is blocked, the
+  // engine's pongs and the run's result wait unread in the pipe. The engine is not silent, only
+  // unheard, so it must not be killed for it (its result must not turn into ERR_WORKER_LOST).
+  const child = await runChild(`
+    const ex = new lib.IsolateExecutor({ isolation: 'process', workers: 1, heartbeatIntervalMs: 20, heartbeatTimeoutMs: 300 });
+    await ex.execute({ code: 'async () => 0' });
+    const pid = ex.stats().enginePids[0];
+    const pending = ex.execute({ code: 'async () => { await new Promise((r) => setTimeout(r, 50)); return "answered"; }' });
+    const until = Date.now() + 1500;
+    while (Date.now() < until) {} // five heartbeat timeouts with nothing read
+    const late = await pending.then((out) => out.result, (e) => e.code);
+    const next = await ex.execute({ code: 'async () => "next"' });
+    const stats = ex.stats();
+    report({ late, next: next.result, lost: stats.enginesLost, same: stats.enginePids[0] === pid });
+    await ex.dispose();
+  `);
+  assert.equal(child.code, 0, child.stderr);
+  assert.deepEqual(child.report, { late: 'answered', next: 'next', lost: 0, same: true });
+});
+
 test('a frame larger than the pipe, sent to an engine that stopped reading, never blocks the host', async () => {
   const child = await runChild(`
     const ex = new lib.IsolateExecutor({ isolation: 'process', workers: 2, heartbeatIntervalMs: 20, heartbeatTimeoutMs: 300 });

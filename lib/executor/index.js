@@ -9,6 +9,7 @@
 
 const { NativeExecutor, boundTable } = require('../native.js');
 const { engineCommand } = require('./engine-command.js');
+const { readsEngineOutput, engineOutputReader } = require('./engine-output.js');
 const { checkOptionNames } = require('../option-names.js');
 const { messageOf, isPlainObject } = require('../util.js');
 const { CODES, CodemodeExecutorError, invalidArgument, fromNative } = require('./errors.js');
@@ -167,7 +168,10 @@ class IsolateExecutor {
     }
     this.#typescript = typescript !== false;
     try {
-      this.#native = new NativeExecutor(opts);
+      const onEngine = opts.isolation === 'process' && readsEngineOutput()
+        ? engineOutputReader(() => this.#native)
+        : undefined;
+      this.#native = new NativeExecutor(opts, onEngine);
       this.#maxReplyBytes = this.#native.limits.maxReplyBytes;
     } catch (error) {
       throw fromNative(error);
