@@ -10,12 +10,7 @@
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 export declare class NativeExecutor {
-  /**
-   * `on_engine(engineId, fd)`, in `'process'` isolation: told of each engine process whose
-   * output the JS side then reads and hands to `engineInput` / `engineEnded` (Node, where
-   * its event loop can watch the pipe); without it a thread reads each engine.
-   */
-  constructor(options?: NativeOptions | undefined | null, onEngine?: ((arg: EngineArgs) => void) | undefined | null)
+  constructor(options?: NativeOptions | undefined | null)
   /** Queues one run. Resolves with a `NativeReport`; never rejects (faults are data). */
   execute(request: NativeRequest, onToolCall: (arg: ToolCallArgs) => void, onLog?: ((arg: LogArgs) => void) | undefined | null): object
   /** Runs more code in a retained isolate (same global scope, same namespaces). */
@@ -30,10 +25,6 @@ export declare class NativeExecutor {
    * has already ended (a late reply) or the reply broke the size bound.
    */
   reply(runId: number, callId: number, json: string): boolean
-  /** Bytes the JS side read from the output of engine `engine_id` (see `on_engine`). */
-  engineInput(engineId: number, data: Buffer): void
-  /** The output of engine `engine_id` closed, or could not be read (`problem`). */
-  engineEnded(engineId: number, problem?: string | undefined | null): void
   /**
    * Cancels a queued or running run: it ends at once with `message` as its error. False when
    * the run is unknown or already over.

@@ -5,9 +5,7 @@
 //   then 'thread'), since what they check must hold in both arrangements;
 // - __test__/process (forces 'process' or drives the engine itself), __test__/compat (no
 //   executor at all), __test__/install (the packed package, installed elsewhere) and
-//   __test__/docs (the documentation's samples and links): once; __test__/process once more
-//   with the engines' output read by reader threads (CODEMODE_ENGINE_OUTPUT=thread, as on Bun
-//   and Deno) instead of by Node's event loop;
+//   __test__/docs (the documentation's samples and links): once;
 // - __test__/runtime again, and __test__/postgres, over PostgreSQL (CODEMODE_TEST_STORE=postgres),
 //   and the Rust unit tests with CODEMODE_PG_URL: the server CODEMODE_PG_URL names, or a
 //   throwaway cluster started here (scripts/postgres.js). Where neither can be had the pass is
@@ -24,9 +22,6 @@ const { startPostgres } = require('./postgres.js');
 const root = path.join(__dirname, '..');
 const BOTH_MODES = ['executor', 'adversarial', 'runtime'];
 const ONCE = ['process', 'compat', 'install', 'docs'];
-// Run once more with the engines' output read by a reader thread per engine (as on Bun and
-// Deno) instead of by Node's event loop (lib/executor/engine-output.js).
-const READER_THREADS = ['process'];
 // Run once more over PostgreSQL (only then, for postgres/).
 const ON_POSTGRES = ['runtime', 'postgres'];
 
@@ -61,7 +56,6 @@ const selected = (targets.length > 0 ? targets : ['__test__']).flatMap(testFiles
   .filter((f) => targets.length > 0 || !inFolder(f, ON_REQUEST));
 const twice = selected.filter((f) => !inFolder(f, [...ONCE, 'postgres']));
 const once = selected.filter((f) => inFolder(f, ONCE));
-const withReaderThreads = selected.filter((f) => inFolder(f, READER_THREADS));
 const onPostgres = selected.filter((f) => inFolder(f, ON_POSTGRES));
 for (const f of twice) {
   if (!inFolder(f, [...BOTH_MODES, ...ON_REQUEST])) throw new Error(`${f} is in no test folder scripts/test.js knows`);
@@ -77,10 +71,6 @@ async function main() {
   if (once.length > 0) {
     console.log(`\n=== JS tests, once (${ONCE.join(', ')}) ===`);
     if (nodeTest(once, {}) !== 0) failed = true;
-  }
-  if (withReaderThreads.length > 0) {
-    console.log(`\n=== JS tests, engines read by reader threads (${READER_THREADS.join(', ')}) ===`);
-    if (nodeTest(withReaderThreads, { CODEMODE_ENGINE_OUTPUT: 'thread' }) !== 0) failed = true;
   }
   const rust = targets.length === 0;
   if (onPostgres.length > 0 || rust) {

@@ -125,27 +125,6 @@ pub fn raw_stdin() -> File {
     unsafe { File::from_raw_fd(0) }
 }
 
-/// How many bytes wait to be read in the pipe `fd` (0 when it cannot be told).
-pub fn unread_bytes(fd: RawFd) -> usize {
-    let mut count: libc::c_int = 0;
-    // SAFETY: FIONREAD writes one c_int through the pointer, which points at `count` on this
-    // stack frame; a descriptor that is not open (or not a pipe) makes ioctl fail, checked.
-    let status = unsafe { libc::ioctl(fd, libc::FIONREAD, &mut count) };
-    if status == 0 {
-        count.max(0) as usize
-    } else {
-        0
-    }
-}
-
-/// Takes back ownership of a descriptor this process released with `into_raw_fd` and that no
-/// one else took (an engine's output the host's JavaScript declined).
-pub fn owned_fd(fd: RawFd) -> std::os::fd::OwnedFd {
-    // SAFETY: the caller passes a descriptor it released itself and still holds alone, so it is
-    // open and owned by nothing else; OwnedFd becomes its only owner.
-    unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) }
-}
-
 /// Stdout without Rust's line buffering (frames are binary: a line buffer would flush at every
 /// 0x0A byte), behind a plain buffer that the engine's writer flushes per burst.
 pub fn raw_stdout() -> BufWriter<File> {
@@ -222,25 +201,5 @@ impl ThreadCpuClock {
         // a clock of a thread that has exited makes it return an error (checked).
         let status = unsafe { libc::clock_gettime(self.0, &mut now) };
         (status == 0).then(|| Duration::new(now.tv_sec as u64, now.tv_nsec as u32))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::io::Write;
-    use std::os::fd::AsRawFd;
-
-    #[test]
-    fn unread_bytes_counts_what_waits_in_a_pipe() {
-        let (reader, mut writer) = std::io::pipe().unwrap();
-        assert_eq!(unread_bytes(reader.as_raw_fd()), 0);
-        writer.write_all(b"hello").unwrap();
-        assert_eq!(unread_bytes(reader.as_raw_fd()), 5);
-        assert_eq!(
-            unread_bytes(-1),
-            0,
-            "a descriptor that is not open reads as nothing waiting"
-        );
     }
 }

@@ -120,9 +120,9 @@ test('an engine that stops answering heartbeats is killed and replaced', async (
 });
 
 test("a host whose event loop is blocked past the heartbeat timeout keeps its engines and its run's result", async () => {
-  // On Node the engines' output is read on the host's JS thread: while it is blocked, the
-  // engine's pongs and the run's result wait unread in the pipe. The engine is not silent, only
-  // unheard, so it must not be killed for it (its result must not turn into ERR_WORKER_LOST).
+  // The engines' output is read by the host's reader threads, not by the blocked JS thread: the
+  // engine's pongs keep arriving, so it must not be killed (nor its result turn into
+  // ERR_WORKER_LOST) because the host's JavaScript was busy.
   const child = await runChild(`
     const ex = new lib.IsolateExecutor({ isolation: 'process', workers: 1, heartbeatIntervalMs: 20, heartbeatTimeoutMs: 300 });
     await ex.execute({ code: 'async () => 0' });

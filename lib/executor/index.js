@@ -9,7 +9,6 @@
 
 const { NativeExecutor, boundTable } = require('../native.js');
 const { engineCommand } = require('./engine-command.js');
-const { readsEngineOutput, engineOutputReader } = require('./engine-output.js');
 const { checkOptionNames } = require('../option-names.js');
 const { messageOf, isPlainObject } = require('../util.js');
 const { CODES, CodemodeExecutorError, invalidArgument, fromNative } = require('./errors.js');
@@ -168,10 +167,7 @@ class IsolateExecutor {
     }
     this.#typescript = typescript !== false;
     try {
-      const onEngine = opts.isolation === 'process' && readsEngineOutput()
-        ? engineOutputReader(() => this.#native)
-        : undefined;
-      this.#native = new NativeExecutor(opts, onEngine);
+      this.#native = new NativeExecutor(opts);
       this.#maxReplyBytes = this.#native.limits.maxReplyBytes;
     } catch (error) {
       throw fromNative(error);

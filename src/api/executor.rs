@@ -5,20 +5,17 @@
 use super::options::{limits_from, native_limits, NativeOptions};
 use super::report::{native_report, native_stats, NativeReport, NativeStats};
 use super::thrown;
-use super::tool_sink::{
-    EngineArgs, EngineCallback, JsToolSink, LogArgs, LogCallback, ToolCallArgs, ToolCallback,
-};
+use super::tool_sink::{JsToolSink, LogArgs, LogCallback, ToolCallArgs, ToolCallback};
 use crate::bridge::check_size;
 use crate::error::{ErrorCode, Fault};
 use crate::limits::Limits;
 use crate::pool::LocalRunner;
-use crate::process::host::{EngineAnnouncer, EngineCommand, EngineFeeds, ProcessPool};
+use crate::process::host::{EngineCommand, ProcessPool};
 use crate::run::{
     Completion, Outcome, Overrides, ProgramInput, Report, RunError, RunKind, RunRequest, TestHook,
 };
 use crate::runner::Runner;
 use napi::bindgen_prelude::*;
-use napi::threadsafe_function::ThreadsafeFunctionCallMode;
 use napi_derive::napi;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -90,8 +87,6 @@ fn check_program_size(
 #[napi]
 pub struct NativeExecutor {
     runner: Box<dyn Runner>,
-    /// Where the JS side hands what it read from engines it was told of (`onEngine`).
-    feeds: Option<EngineFeeds>,
     next_run: AtomicU64,
     test_hooks: bool,
 }
@@ -106,16 +101,14 @@ fn handle_id_of(value: f64) -> Result<u64, ErrorCode> {
     }
 }
 
-/// The runner an executor's options ask for, and in `'process'` isolation with an announcer,
-/// where the engines' output that the JS side reads goes.
+/// The runner an executor's options ask for.
 fn runner_for(
     limits: Limits,
     options: Option<&NativeOptions>,
-    announce: Option<EngineAnnouncer>,
-) -> Result<(Box<dyn Runner>, Option<EngineFeeds>), ErrorCode> {
+) -> Result<Box<dyn Runner>, ErrorCode> {
     let isolation = options.and_then(|o| o.isolation.as_deref());
     match isolation {
-        None | Some("thread") => Ok((Box::new(LocalRunner::new(limits)), None)),
+        None | Some("thread") => Ok(Box::new(LocalRunner::new(limits))),
         Some("process") => {
             let command = options.and_then(|o| o.engine_command.clone());
             let mut command = command.unwrap_or_default().into_iter();
@@ -128,9 +121,7 @@ fn runner_for(
                 program,
                 args: command.collect(),
             };
-            let pool = ProcessPool::new(limits, command, announce);
-            let feeds = pool.feeds();
-            Ok((Box::new(pool), Some(feeds)))
+            Ok(Box::new(ProcessPool::new(limits, command)))
         }
         Some(other) => Err(thrown(Fault::invalid(format!(
             "isolation must be 'process' or 'thread' (got {other:?})"
@@ -142,37 +133,14 @@ type Resolver = Box<dyn FnOnce(Env) -> Result<NativeReport> + Send>;
 
 #[napi]
 impl NativeExecutor {
-    /// `on_engine(engineId, fd)`, in `'process'` isolation: told of each engine process whose
-    /// output the JS side then reads and hands to `engineInput` / `engineEnded` (Node, where
-    /// its event loop can watch the pipe); without it a thread reads each engine.
     #[napi(constructor)]
-    pub fn new(
-        options: Option<NativeOptions>,
-        on_engine: Option<Function<'_, EngineArgs, ()>>,
-    ) -> Result<Self, ErrorCode> {
+    pub fn new(options: Option<NativeOptions>) -> Result<Self, ErrorCode> {
         let limits = match &options {
             Some(options) => limits_from(options)?,
             None => Limits::default(),
         };
-        let announce = on_engine
-            .map(|f| {
-                f.build_threadsafe_function::<EngineArgs>()
-                    .callee_handled::<false>()
-                    .weak::<true>()
-                    .build()
-            })
-            .transpose()
-            .map_err(napi_failure)?
-            .map(|callback: EngineCallback| -> EngineAnnouncer {
-                Arc::new(move |engine_id, fd| {
-                    let args = FnArgs::from((engine_id as i64, fd));
-                    callback.call(args, ThreadsafeFunctionCallMode::NonBlocking) == Status::Ok
-                })
-            });
-        let (runner, feeds) = runner_for(limits, options.as_ref(), announce)?;
         Ok(NativeExecutor {
-            runner,
-            feeds,
+            runner: runner_for(limits, options.as_ref())?,
             next_run: AtomicU64::new(1),
             test_hooks: TestHook::enabled(),
         })
@@ -304,22 +272,6 @@ impl NativeExecutor {
     #[napi]
     pub fn reply(&self, run_id: i64, call_id: u32, json: String) -> bool {
         run_id >= 0 && self.runner.reply(run_id as u64, call_id, json)
-    }
-
-    /// Bytes the JS side read from the output of engine `engine_id` (see `on_engine`).
-    #[napi]
-    pub fn engine_input(&self, engine_id: i64, data: Buffer) {
-        if let (Some(feeds), Ok(id)) = (&self.feeds, u64::try_from(engine_id)) {
-            feeds.input(id, &data);
-        }
-    }
-
-    /// The output of engine `engine_id` closed, or could not be read (`problem`).
-    #[napi]
-    pub fn engine_ended(&self, engine_id: i64, problem: Option<String>) {
-        if let (Some(feeds), Ok(id)) = (&self.feeds, u64::try_from(engine_id)) {
-            feeds.ended(id, problem);
-        }
     }
 
     /// Cancels a queued or running run: it ends at once with `message` as its error. False when

@@ -22,13 +22,6 @@ pub type LogArgs = FnArgs<(i64, String)>;
 /// like the tool-call callback.
 pub type LogCallback = ThreadsafeFunction<LogArgs, (), LogArgs, Status, false, true>;
 
-/// The arguments of the host's engine announcement: `(engineId, fd)` (see `NativeExecutor::new`).
-pub type EngineArgs = FnArgs<(i64, i32)>;
-
-/// Engine announcements go to the host's JS callback, queued from the thread that started the
-/// engine; weak like the tool-call callback.
-pub type EngineCallback = ThreadsafeFunction<EngineArgs, (), EngineArgs, Status, false, true>;
-
 pub struct JsToolSink {
     pub callback: ToolCallback,
     /// `onLog`, when the run has one.

@@ -6,8 +6,6 @@
 //!
 //! Threads: one monitor per pool (start, ping, memory, deadlines, restart backoff:
 //! `monitor.rs`), and per engine a frame reader (`reader.rs`) and a stderr reader (`spawn.rs`).
-//! Where the host's JavaScript reads the engines' output itself (Node: `feed.rs`), there is no
-//! frame reader thread: the JavaScript thread acts on the frames as the reader would.
 //! Which engine takes which run is `dispatch.rs`; this file is the caller's side (the
 //! `Runner`) and the state all of them share under one lock. Frames to an engine are written by whoever
 //! produces them, without ever blocking (`engine_input`): what the pipe cannot take at once is
@@ -15,12 +13,9 @@
 //! host's JavaScript thread or the monitor that will kill it.
 
 mod dispatch;
-mod feed;
 mod monitor;
 mod reader;
 mod spawn;
-
-pub use feed::{EngineAnnouncer, EngineFeeds};
 
 use super::engine_input::EngineInput;
 use crate::bridge::{check_size, ToolSink};
@@ -87,19 +82,6 @@ struct Engine {
     refuse_reason: Option<String>,
     stats: Stats,
     stderr_tail: Arc<Mutex<Vec<u8>>>,
-    /// The engine's output, when the host's JavaScript reads it (`feed.rs`): what the monitor
-    /// asks whether the host has fallen behind in reading.
-    output_fd: Option<std::os::fd::RawFd>,
-}
-
-impl Engine {
-    /// Whether the engine's output holds bytes the host has not read yet: the host's
-    /// JavaScript thread is busy, so the engine's pongs and answers wait there. The engine is
-    /// then not silent, only unheard, and the monitor does not kill it for it.
-    fn unheard(&self) -> bool {
-        self.output_fd
-            .is_some_and(|fd| crate::os::unread_bytes(fd) > 0)
-    }
 }
 
 #[derive(Default)]
@@ -138,10 +120,6 @@ struct Host {
     limits: Limits,
     command: EngineCommand,
     config_json: String,
-    /// Told of each new engine whose output the host's JavaScript reads (`feed.rs`).
-    announce: Option<EngineAnnouncer>,
-    /// Those engines' partial frames and processes.
-    feeds: feed::Feeds,
     state: Mutex<State>,
     wake: Condvar,
     counters: Counters,
@@ -158,20 +136,12 @@ impl Host {
 }
 
 impl ProcessPool {
-    /// A pool of engines started with `command`. With `announce`, the host's JavaScript reads
-    /// each engine's output (see `feed.rs`); without, a thread per engine does.
-    pub fn new(
-        limits: Limits,
-        command: EngineCommand,
-        announce: Option<EngineAnnouncer>,
-    ) -> ProcessPool {
+    pub fn new(limits: Limits, command: EngineCommand) -> ProcessPool {
         let config_json = limits.to_options_json();
         let host = Arc::new(Host {
             limits,
             command,
             config_json,
-            announce,
-            feeds: Default::default(),
             state: Mutex::new(State::default()),
             wake: Condvar::new(),
             counters: Counters::default(),
@@ -182,13 +152,6 @@ impl ProcessPool {
             .spawn(move || monitor::monitor(&monitor_host))
             .expect("spawn the engine monitor thread");
         ProcessPool { host }
-    }
-
-    /// Where the host's JavaScript hands what it read from announced engines.
-    pub fn feeds(&self) -> EngineFeeds {
-        EngineFeeds {
-            host: self.host.clone(),
-        }
     }
 }
 

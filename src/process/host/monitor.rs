@@ -70,10 +70,8 @@ pub(super) fn monitor(host: &Arc<Host>) {
             if engine.exiting || engine.kill_reason.is_some() {
                 continue;
             }
-            // An engine whose output waits to be read is late only in the host's hearing.
-            let unheard = engine.unheard();
             let reason = if !engine.ready {
-                (now.duration_since(engine.spawned_at) > START_TIMEOUT && !unheard).then(|| {
+                (now.duration_since(engine.spawned_at) > START_TIMEOUT).then(|| {
                     format!(
                         "the engine process did not become ready within {} s",
                         START_TIMEOUT.as_secs()
@@ -84,7 +82,7 @@ pub(super) fn monitor(host: &Arc<Host>) {
                     "the engine process stopped reading its input (over {} MB waited for it) and was killed",
                     limits.engine_backlog_cap() >> 20
                 ))
-            } else if now.duration_since(engine.last_pong) > limits.heartbeat_timeout && !unheard {
+            } else if now.duration_since(engine.last_pong) > limits.heartbeat_timeout {
                 Some(format!(
                     "the engine process stopped answering heartbeats for {} ms and was killed",
                     limits.heartbeat_timeout.as_millis()
@@ -126,7 +124,7 @@ pub(super) fn monitor(host: &Arc<Host>) {
             .collect();
         for (run_id, engine_id) in overdue {
             if let Some(engine) = state.engines.get_mut(&engine_id) {
-                if !engine.exiting && engine.kill_reason.is_none() && !engine.unheard() {
+                if !engine.exiting && engine.kill_reason.is_none() {
                     let reason = format!(
                         "the engine process did not answer run {run_id} by its deadline and was killed"
                     );

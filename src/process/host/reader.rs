@@ -43,7 +43,7 @@ pub(super) fn read_engine(host: &Arc<Host>, id: u64, stdout: impl Read, child: C
     engine_gone(host, id, child, protocol_error);
 }
 
-pub(super) fn on_message(host: &Arc<Host>, id: u64, message: EngineMessage) {
+fn on_message(host: &Arc<Host>, id: u64, message: EngineMessage) {
     match message {
         EngineMessage::Ready {
             version, workers, ..
@@ -203,12 +203,7 @@ fn with_host_timing(outcome: Outcome, enqueued_at: Instant) -> Outcome {
 }
 
 /// The engine's output closed: reap it, fail the runs it held, and schedule a replacement.
-pub(super) fn engine_gone(
-    host: &Arc<Host>,
-    id: u64,
-    mut child: Child,
-    protocol_error: Option<String>,
-) {
+fn engine_gone(host: &Arc<Host>, id: u64, mut child: Child, protocol_error: Option<String>) {
     {
         let mut state = host.lock();
         if let Some(engine) = state.engines.get_mut(&id) {

@@ -2,20 +2,17 @@
 //! thread that keeps the tail of its stderr, and the cause reported to the runs it held (the
 //! host's reason for killing it, a refusal, the exit status, V8's fatal line).
 
-use super::feed::Feed;
 use super::reader::read_engine;
 use super::{Engine, EngineInput, Host, STDERR_TAIL_BYTES};
 use crate::os;
 use crate::protocol::{HostMessage, MIN_PROTOCOL_VERSION, PROTOCOL_VERSION};
 use crate::run::Stats;
 use std::io::Read;
-use std::os::fd::IntoRawFd;
-use std::process::{Child, ChildStdout, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-/// Spawns an engine and sends `Hello`; its reader thread, or the host's JavaScript when the
-/// pool announces its engines, takes it from there.
+/// Spawns an engine and sends `Hello`; its reader thread takes it from there.
 pub(super) fn spawn_engine(host: &Arc<Host>) -> Result<(u64, Engine), String> {
     let mut command = Command::new(&host.command.program);
     command
@@ -53,25 +50,11 @@ pub(super) fn spawn_engine(host: &Arc<Host>) -> Result<(u64, Engine), String> {
     let _ = std::thread::Builder::new()
         .name("codemode-engine-stderr".into())
         .spawn(move || keep_tail(stderr, &tail));
-    let output_fd = match &host.announce {
-        Some(announce) => {
-            // Registered before it is announced: the JavaScript may read at once.
-            super::feed::lock(&host.feeds).insert(id, Feed::new(child));
-            let fd = stdout.into_raw_fd();
-            if announce(id, fd) {
-                Some(fd)
-            } else {
-                let child = super::feed::lock(&host.feeds).remove(&id).map(Feed::child);
-                let stdout = ChildStdout::from(os::owned_fd(fd));
-                start_reader(host, id, stdout, child.expect("registered above"))?;
-                None
-            }
-        }
-        None => {
-            start_reader(host, id, stdout, child)?;
-            None
-        }
-    };
+    let reader_host = host.clone();
+    std::thread::Builder::new()
+        .name("codemode-engine-reader".into())
+        .spawn(move || read_engine(&reader_host, id, stdout, child))
+        .map_err(|e| format!("cannot start a reader thread: {e}"))?;
     let now = Instant::now();
     Ok((
         id,
@@ -92,23 +75,8 @@ pub(super) fn spawn_engine(host: &Arc<Host>) -> Result<(u64, Engine), String> {
             refuse_reason: None,
             stats: Stats::default(),
             stderr_tail,
-            output_fd,
         },
     ))
-}
-
-fn start_reader(
-    host: &Arc<Host>,
-    id: u64,
-    stdout: ChildStdout,
-    child: Child,
-) -> Result<(), String> {
-    let reader_host = host.clone();
-    std::thread::Builder::new()
-        .name("codemode-engine-reader".into())
-        .spawn(move || read_engine(&reader_host, id, stdout, child))
-        .map(drop)
-        .map_err(|e| format!("cannot start a reader thread: {e}"))
 }
 
 fn keep_tail(mut stderr: impl Read, tail: &Mutex<Vec<u8>>) {
