@@ -94,21 +94,18 @@ pub fn set_nonblocking(fd: RawFd, on: bool) {
 
 /// Waits until `fd` can take bytes, its reader is gone, or `timeout_ms` passed.
 pub fn wait_writable(fd: RawFd, timeout_ms: i32) {
-    let mut poll = libc::pollfd {
-        fd,
-        events: libc::POLLOUT,
-        revents: 0,
-    };
-    // SAFETY: poll reads and writes exactly the one pollfd passed, which lives on this stack
-    // frame; an fd that is not open makes poll report POLLNVAL, which is ignored.
-    unsafe { libc::poll(&mut poll, 1, timeout_ms) };
+    poll_one(fd, libc::POLLOUT, timeout_ms);
 }
 
 /// Waits until `fd` has bytes to read, its writer is gone, or `timeout_ms` passed.
 pub fn wait_readable(fd: RawFd, timeout_ms: i32) {
+    poll_one(fd, libc::POLLIN, timeout_ms);
+}
+
+fn poll_one(fd: RawFd, events: libc::c_short, timeout_ms: i32) {
     let mut poll = libc::pollfd {
         fd,
-        events: libc::POLLIN,
+        events,
         revents: 0,
     };
     // SAFETY: poll reads and writes exactly the one pollfd passed, which lives on this stack
