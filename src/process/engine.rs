@@ -71,7 +71,8 @@ const READER_POLL_MS: i32 = 500;
 
 /// Where frames go. Tool calls and results are on the latency path of a run, so the thread that
 /// makes them (a worker) writes them itself: one thread wake-up less per message than a hand-off
-/// to the writer thread. The reader thread only ever queues (see the module comment).
+/// to the writer thread. A thread that is reading the input only ever queues (see the module
+/// comment).
 #[derive(Clone)]
 struct Outbox {
     queue: Sender<Outgoing>,
