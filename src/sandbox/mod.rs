@@ -47,6 +47,10 @@ const NEVER_SETTLES: &str =
 pub fn init_v8() {
     static INIT: Once = Once::new();
     INIT.call_once(|| {
+        // V8 seeds each isolate's random number generators (Math.random, hash seeds, address
+        // randomisation) three times per isolate; without an entropy source it opens and reads
+        // /dev/urandom each time. The process's one open source serves them instead.
+        v8::V8::set_entropy_source(natives::fill_random);
         let platform = v8::new_default_platform(0, false).make_shared();
         v8::V8::initialize_platform(platform);
         v8::V8::initialize();

@@ -319,6 +319,11 @@ pub(crate) fn array_buffer_from<'s>(
 /// Largest request of `crypto.getRandomValues`, as in the Web Crypto API.
 const MAX_RANDOM_BYTES: u32 = 65_536;
 
+/// V8's entropy source: fills `buf` from the operating system's random source.
+pub(crate) fn fill_random(buf: &mut [u8]) -> bool {
+    os_random(buf).is_ok()
+}
+
 /// Fills `buf` from the operating system's random source.
 fn os_random(buf: &mut [u8]) -> std::io::Result<()> {
     static SOURCE: OnceLock<Mutex<std::fs::File>> = OnceLock::new();
