@@ -100,9 +100,10 @@ pub struct Limits {
     /// doubling per consecutive loss, up to `restart_backoff_max`.
     pub restart_backoff_min: Duration,
     pub restart_backoff_max: Duration,
-    /// Nice value of the worker threads (0 = the process's own priority, up to 19). Programs
-    /// and isolate pre-creation run below the host and the protocol threads, so a busy sandbox
-    /// never starves the host's event loop, and tool-call round trips stay short.
+    /// Nice value of the worker threads (0 = the process's own priority, up to 19). A run that
+    /// holds its worker past `admission::LONG_RUN_AFTER` drops below the host anyway (to nice
+    /// 10), so a CPU-bound program never starves the host's event loop; short runs keep the
+    /// host's priority, which on a loaded machine is what keeps their wake-ups short.
     pub worker_nice: i32,
 }
 
@@ -148,7 +149,7 @@ impl Default for Limits {
             max_start_failures: 5,
             restart_backoff_min: Duration::from_millis(20),
             restart_backoff_max: Duration::from_millis(5_000),
-            worker_nice: 10,
+            worker_nice: 0,
         }
     }
 }
@@ -602,7 +603,7 @@ pub const BOUNDS: &[Bound] = &[
         scope: Scope::Executor,
         get: |l| l.worker_nice as f64,
         set: Some(|l, v| l.worker_nice = v as i32),
-        doc: "nice value of the worker threads (0: the process's own priority)",
+        doc: "nice value of the worker threads (0: the process's own priority); a run past 100 ms drops to 10",
     },
 ];
 

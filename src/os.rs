@@ -9,11 +9,10 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Raises the calling thread's nice value (Linux: per thread). Workers call it, so programs
-/// and isolate pre-creation yield the CPU to the host's event loop and to the threads that
-/// carry tool calls and replies; measured on 2 cores at nice 10: a ten-tool-call run 2.2 ->
-/// 1.7 ms median in 'process' isolation, 1.6 -> 1.4 ms in 'thread'. Raising a nice value needs
-/// no privilege; failure is ignored (the thread just keeps the default priority).
+/// Raises the calling thread's nice value (Linux: per thread). Workers call it with
+/// `workerNice` (the pool's admission lowers long runs further, `pool/admission.rs`). Raising a
+/// nice value needs no privilege; failure is ignored (the thread just keeps the default
+/// priority).
 pub fn lower_thread_priority(nice: i32) {
     set_thread_nice(current_thread_id(), nice);
 }

@@ -93,26 +93,92 @@ test('the fault-injection hook does nothing unless its variable is set', async (
   }
 });
 
-test('worker threads run at the workerNice priority (default 10), below the host', async () => {
+// Worker threads of this process by thread id, with their nice values.
+function workerNices() {
   const fs = require('node:fs');
-  const niceOfWorkers = () => fs.readdirSync('/proc/self/task')
-    .filter((tid) => fs.readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').startsWith('codemode-worker'))
-    .map((tid) => Number(fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16]));
-  for (const [options, expected] of [[{}, 10], [{ workerNice: 0 }, 0], [{ workerNice: 19 }, 19]]) {
+  const out = new Map();
+  for (const tid of fs.readdirSync('/proc/self/task')) {
+    try {
+      if (!fs.readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').startsWith('codemode-worker')) continue;
+      out.set(tid, Number(fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16]));
+    } catch {
+      // the thread ended while it was being read
+    }
+  }
+  return out;
+}
+
+test('worker threads run at the workerNice priority (default 0, the host\'s own)', async () => {
+  for (const [options, expected] of [[{}, 0], [{ workerNice: 5 }, 5], [{ workerNice: 19 }, 19]]) {
     const ex = new IsolateExecutor({ isolation: 'thread', workers: 2, ...options });
     try {
       assert.equal((await ex.execute({ code: 'async () => 1' })).result, 1);
       assert.equal(ex.limits.workerNice, expected);
       // A thread names itself (and sets its priority) when it starts: wait for both.
-      for (let i = 0; i < 100 && niceOfWorkers().length < 2; i++) await new Promise((r) => setTimeout(r, 10));
-      const nices = niceOfWorkers();
-      assert.equal(nices.length, 2);
-      assert.deepEqual(nices, [expected, expected]);
+      for (let i = 0; i < 100 && workerNices().size < 2; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.deepEqual([...workerNices().values()], [expected, expected]);
     } finally {
       await ex.dispose();
     }
   }
   assert.throws(() => new IsolateExecutor({ workerNice: 20 }), { code: 'ERR_INVALID_ARGUMENT' });
+});
+
+// Runs `code` on a one-worker pool, sampling the worker threads' nice values every 10 ms while
+// it runs (the run is on its own thread, so this event loop stays free).
+async function sampleNices(code, options = {}) {
+  const ex = new IsolateExecutor({ isolation: 'thread', workers: 1, ...options });
+  try {
+    assert.equal((await ex.execute({ code: 'async () => 0' })).result, 0);
+    for (let i = 0; i < 100 && workerNices().size < 1; i++) await new Promise((r) => setTimeout(r, 10));
+    const before = workerNices();
+    const seen = [];
+    const timer = setInterval(() => seen.push(workerNices()), 10);
+    const out = await ex.execute({ code });
+    clearInterval(timer);
+    // A worker that leaves is replaced by a fresh thread: give it up to 500 ms to start.
+    const replaced = (m) => m.size === 1 && !m.has([...before.keys()][0]);
+    let after = workerNices();
+    for (let i = 0; i < 50 && !replaced(after); i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      after = workerNices();
+    }
+    return { out, before, seen, after };
+  } finally {
+    await ex.dispose();
+  }
+}
+
+test('a run that holds its worker past 100 ms drops to nice 10, and a fresh thread at workerNice replaces that worker after it', async () => {
+  const spin = 'async () => { const end = Date.now() + 400; while (Date.now() < end) {} return "spun"; }';
+  const { out, before, seen, after } = await sampleNices(spin);
+  assert.equal(out.result, 'spun');
+  const [tid] = [...before.keys()];
+  assert.deepEqual([...before.values()], [0]);
+  const niceOfRun = seen.map((m) => m.get(tid)).filter((n) => n !== undefined);
+  assert.equal(niceOfRun[0], 0, 'the run starts at the host priority');
+  assert.equal(niceOfRun.at(-1), 10, `the long run was not lowered: ${niceOfRun}`);
+  assert.ok(!after.has(tid), 'the lowered thread left after its run');
+  assert.deepEqual([...after.values()], [0], 'its replacement runs at workerNice');
+});
+
+test('short runs keep their worker and its priority; a workerNice at or above 10 is not changed by a long run', async () => {
+  const ex = new IsolateExecutor({ isolation: 'thread', workers: 1 });
+  try {
+    assert.equal((await ex.execute({ code: 'async () => 0' })).result, 0);
+    const before = workerNices();
+    for (let i = 0; i < 20; i++) {
+      assert.equal((await ex.execute({ code: 'async () => { await new Promise((r) => setTimeout(r, 5)); return 1; }' })).result, 1);
+    }
+    assert.deepEqual(workerNices(), before, 'short runs changed the workers');
+  } finally {
+    await ex.dispose();
+  }
+  const spin = 'async () => { const end = Date.now() + 300; while (Date.now() < end) {} return "spun"; }';
+  const { out, before, after } = await sampleNices(spin, { workerNice: 12 });
+  assert.equal(out.result, 'spun');
+  assert.deepEqual(after, before, 'the worker at nice 12 was neither lowered to 10 nor replaced');
+  assert.deepEqual([...after.values()], [12]);
 });
 
 test("measureFloors (the bench's isolate floor) times each phase of a fresh isolate and refuses bad sample counts", () => {

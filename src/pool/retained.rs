@@ -57,6 +57,8 @@ pub(super) fn hold_retained(
                 Duration::ZERO,
                 &claimed,
                 forget,
+                // Its thread holds the isolate, so it cannot leave to shed a lowered priority.
+                None,
             )
         }));
         if claimed.swap(true, Ordering::AcqRel) {

@@ -2,7 +2,8 @@
 //! after its deadline, or as soon as its thread has used its CPU-time budget; a run that still
 //! holds its thread long after that (a builtin that ignores termination) is abandoned: its job
 //! is answered and its worker replaced. The same thread fires the pool's few one-shot timers
-//! (`after`: the admission check of `admission.rs`).
+//! (`after`: the admission check of `admission.rs`) and each run's long-run action (the
+//! demotion of `admission.rs`).
 
 use crate::os::ThreadCpuClock;
 use crate::run::{ErrorKind, RunError};
@@ -58,6 +59,13 @@ impl CpuBudget {
     }
 }
 
+/// What to do once a run has held its thread for a while (`admission::long_run`), on the
+/// watchdog's thread; dropped unfired when the run ends first.
+pub struct LongRun {
+    pub at: Instant,
+    pub action: Box<dyn FnOnce() + Send>,
+}
+
 struct Entry {
     terminate_at: Instant,
     abandon_at: Instant,
@@ -66,6 +74,7 @@ struct Entry {
     terminated: Option<StopReason>,
     on_abandon: AbandonAction,
     cpu: Option<CpuBudget>,
+    long_run: Option<LongRun>,
 }
 
 /// An action to run once at a given instant, on the watchdog's thread.
@@ -124,7 +133,8 @@ impl Watchdog {
         }
     }
 
-    /// Watches a run: terminate at `terminate_at`, abandon at `abandon_at` if still running.
+    /// Watches a run: terminate at `terminate_at`, abandon at `abandon_at` if still running;
+    /// `long_run` fires once if the run is still watched (and not stopped) at its instant.
     pub fn arm(
         &self,
         terminate_at: Instant,
@@ -132,6 +142,7 @@ impl Watchdog {
         terminator: Terminator,
         on_abandon: AbandonAction,
         cpu: Option<CpuBudget>,
+        long_run: Option<LongRun>,
     ) -> Armed {
         let mut state = self.inner.lock();
         let id = state.next_id;
@@ -145,6 +156,7 @@ impl Watchdog {
                 terminated: None,
                 on_abandon,
                 cpu,
+                long_run,
             },
         );
         drop(state);
@@ -180,8 +192,17 @@ fn watch(inner: &Inner) {
         }
         let now = Instant::now();
         let mut abandoned = Vec::new();
+        let mut long_runs = Vec::new();
         let mut next: Option<Instant> = None;
         state.entries.retain(|_, entry| {
+            if let Some(long_run) = entry.long_run.take_if(|l| now >= l.at) {
+                if entry.terminated.is_none() {
+                    long_runs.push(long_run.action);
+                }
+            }
+            if let Some(long_run) = &entry.long_run {
+                next = Some(next.map_or(long_run.at, |n| n.min(long_run.at)));
+            }
             if entry.terminated.is_none() && now >= entry.terminate_at {
                 entry.terminator.terminate(StopReason::Timeout);
                 entry.terminated = Some(StopReason::Timeout);
@@ -224,8 +245,11 @@ fn watch(inner: &Inner) {
         for (at, _) in &state.timers {
             next = Some(next.map_or(*at, |n| n.min(*at)));
         }
-        if !abandoned.is_empty() || !due.is_empty() {
+        if !abandoned.is_empty() || !due.is_empty() || !long_runs.is_empty() {
             drop(state);
+            for action in long_runs {
+                action();
+            }
             for (action, message) in abandoned {
                 fire(&action, message);
             }
@@ -265,6 +289,7 @@ mod tests {
             t.clone(),
             abandon_action(move |_| flag.store(true, Ordering::SeqCst)),
             None,
+            None,
         );
         std::thread::sleep(Duration::from_millis(40));
         assert_eq!(t.reason(), Some(StopReason::Timeout));
@@ -285,7 +310,8 @@ mod tests {
             std::thread::scope(|scope| {
                 let handle = scope.spawn(move || {
                     let cpu = CpuBudget::for_this_thread(budget, Duration::from_secs(5));
-                    let _armed = dog_spin.arm(far, far, t.clone(), abandon_action(|_| {}), cpu);
+                    let _armed =
+                        dog_spin.arm(far, far, t.clone(), abandon_action(|_| {}), cpu, None);
                     let started = Instant::now();
                     while t.reason().is_none() && started.elapsed() < Duration::from_secs(5) {
                         std::hint::spin_loop();
@@ -306,7 +332,7 @@ mod tests {
             let (dog_idle, t) = (&dog, idle.clone());
             scope.spawn(move || {
                 let cpu = CpuBudget::for_this_thread(budget, Duration::from_secs(5));
-                let _armed = dog_idle.arm(far, far, t, abandon_action(|_| {}), cpu);
+                let _armed = dog_idle.arm(far, far, t, abandon_action(|_| {}), cpu, None);
                 std::thread::sleep(budget * 3);
             });
         });
@@ -345,10 +371,51 @@ mod tests {
             t.clone(),
             abandon_action(|_| panic!("abandoned")),
             None,
+            None,
         );
         drop(armed);
         std::thread::sleep(Duration::from_millis(60));
         assert_eq!(t.reason(), None);
+        dog.shutdown();
+    }
+
+    #[test]
+    fn the_long_run_action_fires_once_for_a_run_still_watched_and_never_after_it_ended() {
+        let dog = Watchdog::start();
+        let far = Instant::now() + Duration::from_secs(60);
+        let long_run = |fired: &Arc<std::sync::atomic::AtomicUsize>| {
+            let fired = fired.clone();
+            Some(LongRun {
+                at: Instant::now() + Duration::from_millis(20),
+                action: Box::new(move || {
+                    fired.fetch_add(1, Ordering::SeqCst);
+                }),
+            })
+        };
+        let held = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let ended = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let t = Terminator::detached();
+        let _still_running = dog.arm(
+            far,
+            far,
+            t.clone(),
+            abandon_action(|_| {}),
+            None,
+            long_run(&held),
+        );
+        let finished = dog.arm(
+            far,
+            far,
+            t.clone(),
+            abandon_action(|_| {}),
+            None,
+            long_run(&ended),
+        );
+        drop(finished);
+        std::thread::sleep(Duration::from_millis(80));
+        assert_eq!(held.load(Ordering::SeqCst), 1);
+        assert_eq!(ended.load(Ordering::SeqCst), 0);
+        assert_eq!(t.reason(), None, "a long run is not stopped for being long");
         dog.shutdown();
     }
 }

@@ -4,7 +4,7 @@
 
 use super::admission::{self, EXTRA_IDLE};
 use super::retained::{hold_retained, HandleCommand};
-use super::watchdog::{abandon_action, fire, CpuBudget};
+use super::watchdog::{abandon_action, fire, CpuBudget, LongRun};
 use super::{answer_unstarted, lock, panic_text, Job, Shared};
 use crate::error::Fault;
 use crate::limits::Limits;
@@ -52,7 +52,16 @@ pub(super) fn replace(shared: &Arc<Shared>, id: usize) {
 fn step_down(shared: &Arc<Shared>) {
     let left = shared.live.fetch_sub(1, Ordering::AcqRel) - 1;
     if left < shared.limits.workers {
-        spawn_worker(shared);
+        // A new thread inherits its creator's nice value, and the thread stepping down may
+        // have been lowered (a long run, admission): the watchdog's thread, at the priority
+        // the pool started with, starts the replacement.
+        let weak = Arc::downgrade(shared);
+        let start = Box::new(move || {
+            if let Some(shared) = weak.upgrade() {
+                spawn_worker(&shared);
+            }
+        });
+        shared.watchdog.after(Instant::now(), start);
     }
 }
 
@@ -104,7 +113,7 @@ fn worker_main(shared: Arc<Shared>, id: usize) {
         if answer_unstarted(&shared, &job) {
             continue;
         }
-        admission::started(&shared, id);
+        admission::started(&shared, id, job.request.run_id);
         // Set by whoever closes this job's slot first: this worker when the run returns, or
         // the abandon action when the run cannot be stopped (then this thread must exit, since a
         // replacement has been started).
@@ -166,7 +175,9 @@ pub(super) fn keepable(sandbox: &Sandbox, report: &Report) -> bool {
 /// cannot be stopped, the abandon action answers it and calls `on_abandon` (which must make up
 /// for this thread, which is then lost); `claimed` tells the caller that happened.
 /// `continuation`: a further run in a retained isolate (its namespaces are installed already).
-/// `isolate`: how long getting the sandbox took (none when a warm one served).
+/// `isolate`: how long getting the sandbox took (none when a warm one served). `long_run`: what
+/// the watchdog does if the run is still going at its instant (`admission::long_run`).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn supervised_run(
     shared: &Arc<Shared>,
     sandbox: &mut Sandbox,
@@ -175,6 +186,7 @@ pub(super) fn supervised_run(
     isolate: Duration,
     claimed: &Arc<AtomicBool>,
     on_abandon: impl FnOnce() + Send + 'static,
+    long_run: Option<LongRun>,
 ) -> Report {
     let request = &job.request;
     let started = Instant::now();
@@ -227,6 +239,7 @@ pub(super) fn supervised_run(
         terminator,
         abandon,
         CpuBudget::for_this_thread(limits.cpu_time, limits.abandon_after),
+        long_run,
     );
     let (run_config_json, continuation) = match &request.kind {
         RunKind::Fresh { config_json, .. } => (config_json.as_str(), false),
@@ -309,6 +322,7 @@ fn run_job(
         isolate,
         claimed,
         replace_me,
+        admission::long_run(shared, id, request.run_id),
     );
     let retain = matches!(request.kind, RunKind::Fresh { retain: true, .. });
     let mut kept = None;
