@@ -156,7 +156,6 @@ test('a run that holds its worker past 100 ms drops to nice 10, and a fresh thre
   const [tid] = [...before.keys()];
   assert.deepEqual([...before.values()], [0]);
   const niceOfRun = seen.map((m) => m.get(tid)).filter((n) => n !== undefined);
-  assert.equal(niceOfRun[0], 0, 'the run starts at the host priority');
   assert.equal(niceOfRun.at(-1), 10, `the long run was not lowered: ${niceOfRun}`);
   assert.ok(!after.has(tid), 'the lowered thread left after its run');
   assert.deepEqual([...after.values()], [0], 'its replacement runs at workerNice');

@@ -19,10 +19,18 @@ use std::time::{Duration, Instant};
 /// Stack of each worker thread. V8 keeps its own limit below this.
 const WORKER_STACK_BYTES: usize = 4 * 1024 * 1024;
 
-/// Starts a worker thread and records it. Called at start-up and by `replace`.
+/// Starts a worker thread and records it. Called at start-up and by admission.
 pub(super) fn spawn_worker(shared: &Arc<Shared>) {
+    shared.live.fetch_add(1, Ordering::AcqRel);
+    start_worker(shared);
+}
+
+/// Starts the thread of a worker already counted in `live`, or uncounts it when the pool is
+/// disposed or the thread cannot start.
+fn start_worker(shared: &Arc<Shared>) {
     let mut workers = shared.workers();
     if shared.disposed.load(Ordering::Acquire) {
+        shared.live.fetch_sub(1, Ordering::AcqRel);
         return;
     }
     let id = shared.next_worker.fetch_add(1, Ordering::Relaxed);
@@ -31,9 +39,13 @@ pub(super) fn spawn_worker(shared: &Arc<Shared>) {
         .name(format!("codemode-worker-{id}"))
         .stack_size(WORKER_STACK_BYTES)
         .spawn(move || worker_main(thread_shared, id));
-    if let Ok(handle) = spawned {
-        workers.insert(id, handle);
-        shared.live.fetch_add(1, Ordering::AcqRel);
+    match spawned {
+        Ok(handle) => {
+            workers.insert(id, handle);
+        }
+        Err(_) => {
+            shared.live.fetch_sub(1, Ordering::AcqRel);
+        }
     }
 }
 
@@ -48,21 +60,29 @@ pub(super) fn replace(shared: &Arc<Shared>, id: usize) {
 }
 
 /// Worker no longer serves the queue (it left, or now holds a retained isolate): count it out,
-/// and start another if fewer than `workers` remain.
+/// unless fewer than `workers` would remain; then its place in `live` passes to a replacement
+/// at once (so admission never starts an extra worker for a run the replacement will take).
 fn step_down(shared: &Arc<Shared>) {
-    let left = shared.live.fetch_sub(1, Ordering::AcqRel) - 1;
-    if left < shared.limits.workers {
-        // A new thread inherits its creator's nice value, and the thread stepping down may
-        // have been lowered (a long run, admission): the watchdog's thread, at the priority
-        // the pool started with, starts the replacement.
-        let weak = Arc::downgrade(shared);
-        let start = Box::new(move || {
-            if let Some(shared) = weak.upgrade() {
-                spawn_worker(&shared);
-            }
-        });
-        shared.watchdog.after(Instant::now(), start);
+    let workers = shared.limits.workers;
+    let counted_out = shared
+        .live
+        .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+            (n > workers).then(|| n - 1)
+        })
+        .is_ok();
+    if counted_out {
+        return;
     }
+    // A new thread inherits its creator's nice value, and the thread stepping down may have
+    // been lowered (a long run, admission): the watchdog's thread, at the priority the pool
+    // started with, starts the replacement.
+    let weak = Arc::downgrade(shared);
+    let start = Box::new(move || {
+        if let Some(shared) = weak.upgrade() {
+            start_worker(&shared);
+        }
+    });
+    shared.watchdog.after(Instant::now(), start);
 }
 
 /// Waits for the next run. A worker above `workers` (an extra one) waits `EXTRA_IDLE` at most
