@@ -86,6 +86,33 @@ struct State {
     timers: Vec<Timer>,
     next_id: u64,
     shutdown: bool,
+    /// Until when the watchdog's thread sleeps: a new entry or timer due later needs no wake-up
+    /// (most runs end long before their deadline, so arming one costs no thread wake-up).
+    sleep: Sleep,
+    /// How many times the thread has woken.
+    #[cfg(test)]
+    wakes: u64,
+}
+
+/// What the watchdog's thread is doing, as last recorded under the state's lock.
+#[derive(Clone, Copy, Default, PartialEq, Debug)]
+enum Sleep {
+    /// Looking at the entries (or about to): it sees whatever is added before it sleeps.
+    #[default]
+    Awake,
+    Until(Instant),
+    Forever,
+}
+
+impl State {
+    /// Whether something due at `due` needs the thread woken to be seen in time.
+    fn must_wake_for(&self, due: Instant) -> bool {
+        match self.sleep {
+            Sleep::Awake => false,
+            Sleep::Until(at) => due < at,
+            Sleep::Forever => true,
+        }
+    }
 }
 
 struct Inner {
@@ -144,6 +171,13 @@ impl Watchdog {
         cpu: Option<CpuBudget>,
         long_run: Option<LongRun>,
     ) -> Armed {
+        let mut due = terminate_at;
+        if let Some(cpu) = &cpu {
+            due = due.min(Instant::now() + cpu.left());
+        }
+        if let Some(long_run) = &long_run {
+            due = due.min(long_run.at);
+        }
         let mut state = self.inner.lock();
         let id = state.next_id;
         state.next_id += 1;
@@ -159,8 +193,11 @@ impl Watchdog {
                 long_run,
             },
         );
+        let wake = state.must_wake_for(due);
         drop(state);
-        self.inner.wake.notify_one();
+        if wake {
+            self.inner.wake.notify_one();
+        }
         Armed {
             id,
             inner: self.inner.clone(),
@@ -170,8 +207,18 @@ impl Watchdog {
     /// Runs `action` once at `at` (on the watchdog's thread: it must be short and must not
     /// arm or stop runs itself under a lock the watchdog waits for). Dropped at shutdown.
     pub fn after(&self, at: Instant, action: Box<dyn FnOnce() + Send>) {
-        self.inner.lock().timers.push((at, action));
-        self.inner.wake.notify_one();
+        let mut state = self.inner.lock();
+        state.timers.push((at, action));
+        let wake = state.must_wake_for(at);
+        drop(state);
+        if wake {
+            self.inner.wake.notify_one();
+        }
+    }
+
+    #[cfg(test)]
+    fn wakes(&self) -> u64 {
+        self.inner.lock().wakes
     }
 
     pub fn shutdown(&self) {
@@ -259,6 +306,7 @@ fn watch(inner: &Inner) {
             state = inner.lock();
             continue;
         }
+        state.sleep = next.map_or(Sleep::Forever, Sleep::Until);
         state = match next {
             Some(at) => inner
                 .wake
@@ -267,6 +315,11 @@ fn watch(inner: &Inner) {
                 .unwrap_or_else(|p| p.into_inner().0),
             None => inner.wake.wait(state).unwrap_or_else(|p| p.into_inner()),
         };
+        state.sleep = Sleep::Awake;
+        #[cfg(test)]
+        {
+            state.wakes += 1;
+        }
     }
 }
 
@@ -376,6 +429,34 @@ mod tests {
         drop(armed);
         std::thread::sleep(Duration::from_millis(60));
         assert_eq!(t.reason(), None);
+        dog.shutdown();
+    }
+
+    #[test]
+    fn arming_a_run_due_after_the_next_wake_up_does_not_wake_the_thread_and_an_earlier_one_does() {
+        let dog = Watchdog::start();
+        let never = || abandon_action(|_| {});
+        let far = Instant::now() + Duration::from_secs(60);
+        let first = Terminator::detached();
+        let _first = dog.arm(far, far, first, never(), None, None);
+        std::thread::sleep(Duration::from_millis(30));
+        let settled = dog.wakes();
+        let later = far + Duration::from_secs(1);
+        let armed: Vec<_> = (0..50)
+            .map(|_| dog.arm(later, later, Terminator::detached(), never(), None, None))
+            .collect();
+        std::thread::sleep(Duration::from_millis(30));
+        assert_eq!(
+            dog.wakes(),
+            settled,
+            "runs due later than the next wake-up woke the watchdog"
+        );
+        drop(armed);
+        let soon = Terminator::detached();
+        let at = Instant::now() + Duration::from_millis(20);
+        let _soon = dog.arm(at, far, soon.clone(), never(), None, None);
+        std::thread::sleep(Duration::from_millis(80));
+        assert_eq!(soon.reason(), Some(StopReason::Timeout));
         dog.shutdown();
     }
 
