@@ -19,7 +19,7 @@ export interface IsolateExecutorOptions {
   maxRetained?: number
   /** A retained isolate idle this long (ms) is disposed. Default 60 000. */
   retainedIdleMs?: number
-  /** Nice value (0–19) of the worker threads. Default 0 (the host's own); a run that holds its worker past 100 ms drops to 10. */
+  /** Nice value (0–19) of the worker threads. Default 0 (the host's own); a run that has used 100 ms of CPU drops to 10. */
   workerNice?: number
   /** Worker threads (per engine process), each running one isolate at a time. Default: available parallelism. */
   workers?: number

@@ -101,7 +101,7 @@ pub struct Limits {
     pub restart_backoff_min: Duration,
     pub restart_backoff_max: Duration,
     /// Nice value of the worker threads (0 = the process's own priority, up to 19). A run that
-    /// holds its worker past `admission::LONG_RUN_AFTER` drops below the host anyway (to nice
+    /// has used 100 ms of CPU (`admission::LONG_RUN_CPU`) drops below the host anyway (to nice
     /// 10), so a CPU-bound program never starves the host's event loop; short runs keep the
     /// host's priority, which on a loaded machine is what keeps their wake-ups short.
     pub worker_nice: i32,
@@ -603,7 +603,7 @@ pub const BOUNDS: &[Bound] = &[
         scope: Scope::Executor,
         get: |l| l.worker_nice as f64,
         set: Some(|l, v| l.worker_nice = v as i32),
-        doc: "nice value of the worker threads (0: the process's own priority); a run past 100 ms drops to 10",
+        doc: "nice value of the worker threads (0: the process's own priority); a run past 100 ms of CPU drops to 10",
     },
 ];
 

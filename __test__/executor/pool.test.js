@@ -149,7 +149,7 @@ async function sampleNices(code, options = {}) {
   }
 }
 
-test('a run that holds its worker past 100 ms drops to nice 10, and a fresh thread at workerNice replaces that worker after it', async () => {
+test('a run that uses 100 ms of CPU drops to nice 10, and a fresh thread at workerNice replaces that worker after it', async () => {
   const spin = 'async () => { const end = Date.now() + 400; while (Date.now() < end) {} return "spun"; }';
   const { out, before, seen, after } = await sampleNices(spin);
   assert.equal(out.result, 'spun');
@@ -161,7 +161,11 @@ test('a run that holds its worker past 100 ms drops to nice 10, and a fresh thre
   assert.deepEqual([...after.values()], [0], 'its replacement runs at workerNice');
 });
 
-test('short runs keep their worker and its priority; a workerNice at or above 10 is not changed by a long run', async () => {
+test('short runs, and runs that mostly wait, keep their worker and its priority; a workerNice at or above 10 is not changed by a long run', async () => {
+  const waiting = await sampleNices('async () => { await new Promise((r) => setTimeout(r, 300)); return "waited"; }');
+  assert.equal(waiting.out.result, 'waited');
+  assert.deepEqual(waiting.after, waiting.before, 'a run awaiting a timer for 300 ms was lowered or replaced');
+  assert.deepEqual([...waiting.after.values()], [0]);
   const ex = new IsolateExecutor({ isolation: 'thread', workers: 1 });
   try {
     assert.equal((await ex.execute({ code: 'async () => 0' })).result, 0);

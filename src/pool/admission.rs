@@ -5,7 +5,7 @@
 //! runaways (or behind runs awaiting slow tools) until their budgets run out. An extra worker
 //! leaves once it has been idle for `EXTRA_IDLE`; a demoted worker leaves after its run.
 //!
-//! Long runs: a run that has held its worker for `LONG_RUN_AFTER` drops to `LONG_RUN_NICE`
+//! Long runs: a run that has used `LONG_RUN_CPU` of CPU on its worker drops to `LONG_RUN_NICE`
 //! (when `workerNice` is below it), so a CPU-bound program yields to the host's event loop and
 //! to the threads carrying other runs' tool calls, while short runs keep the host's priority:
 //! a worker thread below the priority of other work on a loaded machine waits for a core at
@@ -26,8 +26,9 @@ use std::time::{Duration, Instant};
 /// Nice value of a worker whose run made the pool start an extra worker: the lowest priority.
 const DEMOTED_NICE: i32 = 19;
 
-/// How long a run holds its worker before it is a long run.
-pub(super) const LONG_RUN_AFTER: Duration = Duration::from_millis(100);
+/// CPU time a run uses on its worker before it is a long run (time awaiting tools and timers
+/// does not count).
+const LONG_RUN_CPU: Duration = Duration::from_millis(100);
 
 /// Nice value of a worker holding a long run.
 const LONG_RUN_NICE: i32 = 10;
@@ -97,10 +98,7 @@ pub(super) fn long_run(shared: &Arc<Shared>, id: usize, run_id: u64) -> Option<L
             }
         }
     });
-    Some(LongRun {
-        at: Instant::now() + LONG_RUN_AFTER,
-        action,
-    })
+    Some(LongRun::after_cpu(LONG_RUN_CPU, action))
 }
 
 /// A run was queued: check admission unless a worker is idle and will take it.

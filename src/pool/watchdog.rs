@@ -50,6 +50,11 @@ impl CpuBudget {
         })
     }
 
+    /// CPU time used by the run so far (`None` once the clock can no longer be read).
+    fn used(&self) -> Option<Duration> {
+        Some(self.clock.elapsed()?.saturating_sub(self.started))
+    }
+
     /// CPU time left; zero once it is used up (or the clock can no longer be read).
     fn left(&self) -> Duration {
         match self.clock.elapsed() {
@@ -59,11 +64,24 @@ impl CpuBudget {
     }
 }
 
-/// What to do once a run has held its thread for a while (`admission::long_run`), on the
-/// watchdog's thread; dropped unfired when the run ends first.
+/// What to do once a run's thread has used `cpu` of CPU time in the run (`admission::long_run`;
+/// on wall time when the run has no CPU clock), on the watchdog's thread; dropped unfired when
+/// the run ends first. A run awaiting tools or timers uses almost none, so it never fires.
 pub struct LongRun {
-    pub at: Instant,
-    pub action: Box<dyn FnOnce() + Send>,
+    cpu: Duration,
+    /// When to look next: the CPU cannot have been used up before.
+    check_at: Instant,
+    action: Box<dyn FnOnce() + Send>,
+}
+
+impl LongRun {
+    pub fn after_cpu(cpu: Duration, action: Box<dyn FnOnce() + Send>) -> LongRun {
+        LongRun {
+            cpu,
+            check_at: Instant::now() + cpu,
+            action,
+        }
+    }
 }
 
 struct Entry {
@@ -161,7 +179,7 @@ impl Watchdog {
     }
 
     /// Watches a run: terminate at `terminate_at`, abandon at `abandon_at` if still running;
-    /// `long_run` fires once if the run is still watched (and not stopped) at its instant.
+    /// `long_run` fires once if the run, still watched and not stopped, has used its CPU.
     pub fn arm(
         &self,
         terminate_at: Instant,
@@ -176,7 +194,7 @@ impl Watchdog {
             due = due.min(Instant::now() + cpu.left());
         }
         if let Some(long_run) = &long_run {
-            due = due.min(long_run.at);
+            due = due.min(long_run.check_at);
         }
         let mut state = self.inner.lock();
         let id = state.next_id;
@@ -242,13 +260,26 @@ fn watch(inner: &Inner) {
         let mut long_runs = Vec::new();
         let mut next: Option<Instant> = None;
         state.entries.retain(|_, entry| {
-            if let Some(long_run) = entry.long_run.take_if(|l| now >= l.at) {
-                if entry.terminated.is_none() {
-                    long_runs.push(long_run.action);
+            if let Some(long_run) = entry.long_run.as_mut().filter(|l| now >= l.check_at) {
+                let used = match &entry.cpu {
+                    Some(cpu) => cpu.used(),
+                    None => Some(long_run.cpu), // no clock: on wall time
+                };
+                match used {
+                    Some(used) if used < long_run.cpu => {
+                        long_run.check_at = now + (long_run.cpu - used);
+                    }
+                    _ => {
+                        if let Some(long_run) = entry.long_run.take() {
+                            if entry.terminated.is_none() {
+                                long_runs.push(long_run.action);
+                            }
+                        }
+                    }
                 }
             }
             if let Some(long_run) = &entry.long_run {
-                next = Some(next.map_or(long_run.at, |n| n.min(long_run.at)));
+                next = Some(next.map_or(long_run.check_at, |n| n.min(long_run.check_at)));
             }
             if entry.terminated.is_none() && now >= entry.terminate_at {
                 entry.terminator.terminate(StopReason::Timeout);
@@ -466,12 +497,10 @@ mod tests {
         let far = Instant::now() + Duration::from_secs(60);
         let long_run = |fired: &Arc<std::sync::atomic::AtomicUsize>| {
             let fired = fired.clone();
-            Some(LongRun {
-                at: Instant::now() + Duration::from_millis(20),
-                action: Box::new(move || {
-                    fired.fetch_add(1, Ordering::SeqCst);
-                }),
-            })
+            let action = Box::new(move || {
+                fired.fetch_add(1, Ordering::SeqCst);
+            });
+            Some(LongRun::after_cpu(Duration::from_millis(20), action))
         };
         let held = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let ended = Arc::new(std::sync::atomic::AtomicUsize::new(0));
@@ -493,9 +522,45 @@ mod tests {
             long_run(&ended),
         );
         drop(finished);
+        // On this thread's CPU clock: sleeping uses none, so the action waits; spinning fires it.
+        let idle = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let spinning = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let cpu = || CpuBudget::for_this_thread(Duration::from_secs(60), far - Instant::now());
+        let _idle = dog.arm(
+            far,
+            far,
+            t.clone(),
+            abandon_action(|_| {}),
+            cpu(),
+            long_run(&idle),
+        );
         std::thread::sleep(Duration::from_millis(80));
         assert_eq!(held.load(Ordering::SeqCst), 1);
         assert_eq!(ended.load(Ordering::SeqCst), 0);
+        assert_eq!(
+            idle.load(Ordering::SeqCst),
+            0,
+            "a run that used no CPU is not long"
+        );
+        drop(_idle);
+        let _spinning = dog.arm(
+            far,
+            far,
+            t.clone(),
+            abandon_action(|_| {}),
+            cpu(),
+            long_run(&spinning),
+        );
+        let spin_until = Instant::now() + Duration::from_millis(80);
+        while Instant::now() < spin_until {
+            std::hint::spin_loop();
+        }
+        std::thread::sleep(Duration::from_millis(30));
+        assert_eq!(
+            spinning.load(Ordering::SeqCst),
+            1,
+            "a run that used its CPU is long"
+        );
         assert_eq!(t.reason(), None, "a long run is not stopped for being long");
         dog.shutdown();
     }
