@@ -36,14 +36,13 @@ const LONG_RUN_NICE: i32 = 10;
 /// How long a worker above `workers` waits for a run before it leaves.
 pub(super) const EXTRA_IDLE: Duration = Duration::from_secs(1);
 
-/// A worker that is running a run: which run, since when, its thread, its nice value, and
-/// whether it was demoted (then it leaves after the run).
+/// A worker that is running a run: which run, since when, its thread, and its nice value
+/// (above `workerNice` once demoted: then it leaves after the run).
 pub(super) struct Busy {
     run_id: u64,
     since: Instant,
     tid: u32,
     nice: i32,
-    demoted: bool,
 }
 
 /// The busy workers, by worker id.
@@ -62,7 +61,6 @@ pub(super) fn started(shared: &Arc<Shared>, id: usize, run_id: u64) {
         since: Instant::now(),
         tid: crate::os::current_thread_id(),
         nice: shared.limits.worker_nice,
-        demoted: false,
     };
     lock(&shared.busy).workers.insert(id, busy);
     if !shared.jobs.is_empty() {
@@ -76,7 +74,7 @@ pub(super) fn finished(shared: &Shared, id: usize) -> bool {
     lock(&shared.busy)
         .workers
         .remove(&id)
-        .is_some_and(|b| b.demoted)
+        .is_some_and(|b| b.nice > shared.limits.worker_nice)
 }
 
 /// The watchdog's action for run `run_id` on worker `id` once it is a long run (`None` when
@@ -94,7 +92,6 @@ pub(super) fn long_run(shared: &Arc<Shared>, id: usize, run_id: u64) -> Option<L
             if b.run_id == run_id && b.nice < LONG_RUN_NICE {
                 crate::os::set_thread_nice(b.tid, LONG_RUN_NICE);
                 b.nice = LONG_RUN_NICE;
-                b.demoted = true;
             }
         }
     });
@@ -152,7 +149,6 @@ fn check(shared: &Arc<Shared>) {
     for b in busy.workers.values_mut().filter(|b| b.nice < DEMOTED_NICE) {
         crate::os::set_thread_nice(b.tid, DEMOTED_NICE);
         b.nice = DEMOTED_NICE;
-        b.demoted = true;
     }
     drop(busy);
     // One extra worker per waiting run at once: runs queued behind the long ones are all

@@ -82,6 +82,24 @@ impl LongRun {
             action,
         }
     }
+
+    /// The CPU the run must still use before this fires, looked at `now` (`None`: fire now).
+    /// Before `check_at` it cannot be used up; without a clock it fires on wall time.
+    fn still_to_use(&self, now: Instant, cpu: Option<&CpuBudget>) -> Option<Duration> {
+        if now < self.check_at {
+            return Some(self.check_at - now);
+        }
+        let used = match cpu {
+            Some(cpu) => cpu.used()?,
+            None => return None,
+        };
+        self.cpu.checked_sub(used).filter(|left| !left.is_zero())
+    }
+}
+
+/// Lowers `next` to `at` if `at` is earlier (or `next` is unset).
+fn earliest(next: &mut Option<Instant>, at: Instant) {
+    *next = Some(next.map_or(at, |n| n.min(at)));
 }
 
 struct Entry {
@@ -191,7 +209,9 @@ impl Watchdog {
     ) -> Armed {
         let mut due = terminate_at;
         if let Some(cpu) = &cpu {
-            due = due.min(Instant::now() + cpu.left());
+            // Read from the run's clock just before arming: what is left is the budget (less
+            // microseconds), and reading the clock again would be a syscall on every run.
+            due = due.min(Instant::now() + cpu.budget);
         }
         if let Some(long_run) = &long_run {
             due = due.min(long_run.check_at);
@@ -260,26 +280,19 @@ fn watch(inner: &Inner) {
         let mut long_runs = Vec::new();
         let mut next: Option<Instant> = None;
         state.entries.retain(|_, entry| {
-            if let Some(long_run) = entry.long_run.as_mut().filter(|l| now >= l.check_at) {
-                let used = match &entry.cpu {
-                    Some(cpu) => cpu.used(),
-                    None => Some(long_run.cpu), // no clock: on wall time
-                };
-                match used {
-                    Some(used) if used < long_run.cpu => {
-                        long_run.check_at = now + (long_run.cpu - used);
+            if let Some(long_run) = entry.long_run.take() {
+                match long_run.still_to_use(now, entry.cpu.as_ref()) {
+                    Some(left) => {
+                        let check_at = now + left;
+                        earliest(&mut next, check_at);
+                        entry.long_run = Some(LongRun {
+                            check_at,
+                            ..long_run
+                        });
                     }
-                    _ => {
-                        if let Some(long_run) = entry.long_run.take() {
-                            if entry.terminated.is_none() {
-                                long_runs.push(long_run.action);
-                            }
-                        }
-                    }
+                    None if entry.terminated.is_none() => long_runs.push(long_run.action),
+                    None => {}
                 }
-            }
-            if let Some(long_run) = &entry.long_run {
-                next = Some(next.map_or(long_run.check_at, |n| n.min(long_run.check_at)));
             }
             if entry.terminated.is_none() && now >= entry.terminate_at {
                 entry.terminator.terminate(StopReason::Timeout);
@@ -313,7 +326,7 @@ fn watch(inner: &Inner) {
             } else {
                 cpu_due.map_or(entry.terminate_at, |at| at.min(entry.terminate_at))
             };
-            next = Some(next.map_or(due, |n| n.min(due)));
+            earliest(&mut next, due);
             true
         });
         let (due, waiting): (Vec<Timer>, Vec<Timer>) = std::mem::take(&mut state.timers)
@@ -321,7 +334,7 @@ fn watch(inner: &Inner) {
             .partition(|(at, _)| *at <= now);
         state.timers = waiting;
         for (at, _) in &state.timers {
-            next = Some(next.map_or(*at, |n| n.min(*at)));
+            earliest(&mut next, *at);
         }
         if !abandoned.is_empty() || !due.is_empty() || !long_runs.is_empty() {
             drop(state);
@@ -495,45 +508,23 @@ mod tests {
     fn the_long_run_action_fires_once_for_a_run_still_watched_and_never_after_it_ended() {
         let dog = Watchdog::start();
         let far = Instant::now() + Duration::from_secs(60);
-        let long_run = |fired: &Arc<std::sync::atomic::AtomicUsize>| {
+        let t = Terminator::detached();
+        let counter = || Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        // Arms a run whose long-run action counts in `fired`, with or without a CPU clock.
+        let arm = |fired: &Arc<std::sync::atomic::AtomicUsize>, cpu: Option<CpuBudget>| {
             let fired = fired.clone();
             let action = Box::new(move || {
                 fired.fetch_add(1, Ordering::SeqCst);
             });
-            Some(LongRun::after_cpu(Duration::from_millis(20), action))
+            let long_run = Some(LongRun::after_cpu(Duration::from_millis(20), action));
+            dog.arm(far, far, t.clone(), abandon_action(|_| {}), cpu, long_run)
         };
-        let held = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let ended = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let t = Terminator::detached();
-        let _still_running = dog.arm(
-            far,
-            far,
-            t.clone(),
-            abandon_action(|_| {}),
-            None,
-            long_run(&held),
-        );
-        let finished = dog.arm(
-            far,
-            far,
-            t.clone(),
-            abandon_action(|_| {}),
-            None,
-            long_run(&ended),
-        );
-        drop(finished);
+        let (held, ended, idle, spinning) = (counter(), counter(), counter(), counter());
+        let _still_running = arm(&held, None);
+        drop(arm(&ended, None));
         // On this thread's CPU clock: sleeping uses none, so the action waits; spinning fires it.
-        let idle = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let spinning = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let cpu = || CpuBudget::for_this_thread(Duration::from_secs(60), far - Instant::now());
-        let _idle = dog.arm(
-            far,
-            far,
-            t.clone(),
-            abandon_action(|_| {}),
-            cpu(),
-            long_run(&idle),
-        );
+        let idle_run = arm(&idle, cpu());
         std::thread::sleep(Duration::from_millis(80));
         assert_eq!(held.load(Ordering::SeqCst), 1);
         assert_eq!(ended.load(Ordering::SeqCst), 0);
@@ -542,15 +533,8 @@ mod tests {
             0,
             "a run that used no CPU is not long"
         );
-        drop(_idle);
-        let _spinning = dog.arm(
-            far,
-            far,
-            t.clone(),
-            abandon_action(|_| {}),
-            cpu(),
-            long_run(&spinning),
-        );
+        drop(idle_run);
+        let _spinning = arm(&spinning, cpu());
         let spin_until = Instant::now() + Duration::from_millis(80);
         while Instant::now() < spin_until {
             std::hint::spin_loop();
