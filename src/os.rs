@@ -4,7 +4,7 @@
 use std::ffi::{CStr, OsStr};
 use std::fs::File;
 use std::io::BufWriter;
-use std::os::fd::{FromRawFd, RawFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -93,15 +93,71 @@ pub fn set_nonblocking(fd: RawFd, on: bool) {
 
 /// Waits until `fd` can take bytes, its reader is gone, or `timeout_ms` passed.
 pub fn wait_writable(fd: RawFd, timeout_ms: i32) {
-    poll_one(fd, libc::POLLOUT, timeout_ms);
+    let _ = poll_one(fd, libc::POLLOUT, timeout_ms);
 }
 
 /// Waits until `fd` has bytes to read, its writer is gone, or `timeout_ms` passed.
 pub fn wait_readable(fd: RawFd, timeout_ms: i32) {
-    poll_one(fd, libc::POLLIN, timeout_ms);
+    let _ = poll_one(fd, libc::POLLIN, timeout_ms);
 }
 
-fn poll_one(fd: RawFd, events: libc::c_short, timeout_ms: i32) {
+/// Waits until `fd` or `signal` has bytes to read (or its writer is gone), or `timeout`
+/// passed, to the microsecond (a run waiting on its input this way wakes for its timers).
+/// Returns whether `signal` was readable.
+pub fn wait_readable_or(fd: RawFd, signal: &EventFd, timeout: Duration) -> bool {
+    let timeout = libc::timespec {
+        tv_sec: timeout.as_secs().min(i32::MAX as u64) as libc::time_t,
+        tv_nsec: timeout.subsec_nanos() as libc::c_long,
+    };
+    let mut polls = [fd, signal.0.as_raw_fd()].map(|fd| libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    });
+    // SAFETY: ppoll reads and writes exactly the two pollfds passed and reads the timespec, all
+    // on this stack frame; a null signal mask leaves the thread's mask as it is.
+    let ready = unsafe { libc::ppoll(polls.as_mut_ptr(), 2, &timeout, std::ptr::null()) };
+    ready > 0 && polls[1].revents != 0
+}
+
+/// A counter one thread bumps to wake another that polls it (Linux's eventfd).
+pub struct EventFd(OwnedFd);
+
+impl EventFd {
+    pub fn new() -> std::io::Result<EventFd> {
+        // SAFETY: eventfd takes two integers and returns a new descriptor or -1.
+        let fd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: `fd` was just created and nothing else owns it.
+        Ok(EventFd(unsafe { OwnedFd::from_raw_fd(fd) }))
+    }
+
+    /// Makes the descriptor readable until the next `clear`.
+    pub fn notify(&self) {
+        let one: u64 = 1;
+        // SAFETY: writes the 8 bytes of `one`, which lives on this stack frame, to a descriptor
+        // this value owns; a full counter (EAGAIN) still leaves it readable, which is the point.
+        unsafe { libc::write(self.0.as_raw_fd(), (&one as *const u64).cast(), 8) };
+    }
+
+    /// Makes the descriptor unreadable again.
+    pub fn clear(&self) {
+        let mut count: u64 = 0;
+        // SAFETY: reads at most 8 bytes into `count`, on this stack frame, from a descriptor this
+        // value owns; a counter already at zero answers EAGAIN (it is non-blocking).
+        unsafe { libc::read(self.0.as_raw_fd(), (&mut count as *mut u64).cast(), 8) };
+    }
+}
+
+/// Whether `fd` has bytes to read (or its writer is gone) right now.
+pub fn is_readable(fd: RawFd) -> bool {
+    poll_one(fd, libc::POLLIN, 0) != 0
+}
+
+/// Polls one descriptor; returns the revents seen (0 on a timeout or an error).
+fn poll_one(fd: RawFd, events: libc::c_short, timeout_ms: i32) -> libc::c_short {
     let mut poll = libc::pollfd {
         fd,
         events,
@@ -109,7 +165,12 @@ fn poll_one(fd: RawFd, events: libc::c_short, timeout_ms: i32) {
     };
     // SAFETY: poll reads and writes exactly the one pollfd passed, which lives on this stack
     // frame; an fd that is not open makes poll report POLLNVAL, which is ignored.
-    unsafe { libc::poll(&mut poll, 1, timeout_ms) };
+    let ready = unsafe { libc::poll(&mut poll, 1, timeout_ms) };
+    if ready > 0 {
+        poll.revents
+    } else {
+        0
+    }
 }
 
 /// Stdin as a plain file, without Rust's buffer in front: the engine reads its frames from it

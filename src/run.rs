@@ -136,17 +136,22 @@ pub enum TestHook {
     Hang,
     /// The engine process grows its memory outside V8's accounting (`'process'` only).
     Leak,
+    /// From this run on, a run that waits on the engine's input for its reply does not read it,
+    /// as when that run's thread gets no core: the engine's reader thread reads every frame and
+    /// must wake the waiting run for its own (`'process'` only).
+    IdleLeader,
 }
 
 /// The environment variable that enables [`TestHook`]s.
 pub const TEST_HOOK_ENV: &str = "CODEMODE_EXECUTOR_FAULT_INJECTION";
 
 impl TestHook {
-    const ALL: [TestHook; 4] = [
+    const ALL: [TestHook; 5] = [
         TestHook::Panic,
         TestHook::Abort,
         TestHook::Hang,
         TestHook::Leak,
+        TestHook::IdleLeader,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -155,6 +160,7 @@ impl TestHook {
             TestHook::Abort => "abort",
             TestHook::Hang => "hang",
             TestHook::Leak => "leak",
+            TestHook::IdleLeader => "idle-leader",
         }
     }
 

@@ -517,6 +517,35 @@ test('concurrent runs: replies in reverse order, each Result matches its run', {
   }
 }));
 
+const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// A run waiting longer than its reply poll (50 µs) waits on the engine's input itself and
+// reads every frame that comes meanwhile: the others' frames must still be acted on, and its
+// own timers must still fire while it sleeps there.
+test('a run waiting on its reply acts on the frames of others and fires its own timers on time', { timeout: TIMEOUT }, withEngine(async ({ ready }) => {
+  const e = await ready();
+  const raced = 'async () => { const timer = new Promise((r) => setTimeout(() => r("timer"), 60)); '
+    + 'const call = tools.add({ a: 1, b: 2 }); return [await Promise.race([timer, call]), await call]; }';
+  const started = Date.now();
+  e.send(enc.execute({ runId: 71, code: raced, runConfig: TOOLS }));
+  const call = await e.expect('ToolCall');
+  await pause(20);
+  e.send(enc.ping(7));
+  assert.equal((await e.expect('Pong', 1000)).seq, 7n);
+  e.send(enc.execute({ runId: 72, code: 'async () => "beside"' }));
+  assert.equal((await result(e, 72, 2000)).resultJson, '"beside"');
+  e.send(enc.execute({ runId: 73, code: 'async () => tools.add({ a: 2, b: 2 })', runConfig: TOOLS }));
+  const other = await e.expect('ToolCall', 2000);
+  assert.equal(other.runId, 73n);
+  e.send(enc.reply(73, other.callId, '{"result":4}'));
+  assert.equal((await result(e, 73, 2000)).resultJson, '4');
+  // The reply comes well after the timer: had the timer not fired while the run waited, the
+  // race would settle with the call.
+  await pause(Math.max(0, started + 300 - Date.now()));
+  e.send(enc.reply(71, call.callId, '{"result":3}'));
+  assert.equal((await result(e, 71, 2000)).resultJson, '["timer",3]');
+}));
+
 test('more runs than workers are queued and all answered', { timeout: TIMEOUT }, withEngine(async ({ ready }) => {
   const e = await ready('{"workers":1}');
   for (let id = 1; id <= 4; id++) e.send(enc.execute({ runId: id, code: `async () => ${id}` }));
@@ -767,6 +796,47 @@ test('fault "panic" → ERR_WORKER_LOST, and the engine serves the next run', { 
   e.send(enc.ping(1));
   const p = await e.expect('Pong');
   assert.equal(p.stats.lost, 1n);
+}));
+
+// "idle-leader": the run waiting on the engine's input does not read it, as when its thread gets
+// no core; the reader thread reads for it and must wake it for each of its own events. Without
+// that wake-up the run would sleep until its deadline (5 s here).
+test('fault "idle-leader": a waiting run that does not read the input is woken for its reply, its cancel and its timers', { timeout: TIMEOUT }, withEngine(async ({ ready }) => {
+  const e = await ready('{"workers":2,"timeout":5000}', FAULTS);
+  e.send(enc.execute({ runId: 81, fault: 'idle-leader', code: 'async () => "set"' }));
+  assert.equal((await result(e, 81)).resultJson, '"set"');
+
+  e.send(enc.execute({ runId: 82, code: 'async () => tools.add({ a: 1, b: 2 })', runConfig: TOOLS }));
+  const c = await e.expect('ToolCall');
+  await pause(30);
+  e.send(enc.reply(82, c.callId, '{"result":3}'));
+  const replied = await result(e, 82, 2000);
+  assert.equal(replied.resultJson, '3');
+  assert.equal(replied.error, undefined);
+
+  e.send(enc.execute({ runId: 83, code: 'async () => tools.add({ a: 1, b: 2 })', runConfig: TOOLS }));
+  await e.expect('ToolCall');
+  await pause(30);
+  e.send(enc.cancel(83, 'stopped while it waited'));
+  assert.equal((await result(e, 83, 2000)).error, 'stopped while it waited');
+
+  // Two runs wait at once (one of them on the input): each reply reaches its own run.
+  for (const runId of [84, 85]) {
+    e.send(enc.execute({ runId, code: `async () => (await tools.add({ a: ${runId}, b: 0 })) + 1`, runConfig: TOOLS }));
+  }
+  const calls = [await e.expect('ToolCall'), await e.expect('ToolCall')];
+  await pause(30);
+  for (const call of calls.reverse()) e.send(enc.reply(Number(call.runId), call.callId, `{"result":${call.runId}}`));
+  const results = [await e.expect('Result', 2000), await e.expect('Result', 2000)];
+  assert.deepEqual(results.map((r) => [Number(r.runId), r.resultJson]).sort(), [[84, '85'], [85, '86']]);
+
+  const timed = 'async () => { await new Promise((r) => setTimeout(r, 100)); return tools.add({ a: 0, b: 0 }); }';
+  const started = Date.now();
+  e.send(enc.execute({ runId: 86, code: timed, runConfig: TOOLS }));
+  const late = await e.expect('ToolCall', 2000);
+  assert.ok(Date.now() - started < 2000, 'the timer fired on time');
+  e.send(enc.reply(86, late.callId, '{"result":0}'));
+  assert.equal((await result(e, 86, 2000)).resultJson, '0');
 }));
 
 test('without the environment variable a fault is ignored', { timeout: TIMEOUT }, withEngine(async ({ ready }) => {

@@ -44,6 +44,16 @@ pub trait InputPump: Send + Sync {
     /// Reads whatever the host has already sent and acts on it, without blocking; returns at
     /// once when another thread is reading.
     fn pump(&self);
+
+    /// Waits for the run's next event on `events` by reading the host's messages itself,
+    /// blocked on the input until `wake_at`, so that a reply wakes only the run it is for.
+    /// `None` when another run is already doing so (or the input is closed): the caller then
+    /// waits on `events` as usual.
+    fn lead(
+        &self,
+        events: &Receiver<RunEvent>,
+        wake_at: std::time::Instant,
+    ) -> Option<Result<RunEvent, crossbeam_channel::RecvTimeoutError>>;
 }
 
 /// What a waiting run can receive from the host side.

@@ -4,10 +4,13 @@
 //! its output.
 //!
 //! The input is read by whichever thread gets there first ([`HostFrames`]): the reader thread,
-//! asleep in `poll` until bytes arrive, or a run polling for its tool reply
-//! (`bridge::InputPump`), which then takes its reply without waking the reader and being woken
-//! by it. Frames are acted on in the order they came, under the input's lock, by whoever read
-//! them.
+//! asleep in `poll` until bytes arrive, or a run awaiting its tool reply (`bridge::InputPump`).
+//! Such a run first polls for the reply, reading the input as it does, and then, if no other
+//! run does so already, sleeps in `poll` on the input itself (it "leads"): its reply then wakes
+//! the run directly, instead of waking the reader thread, which then wakes the run. The reader
+//! thread stays in `poll` beside the leader as a safety net, and reads only what the leader has
+//! not taken shortly after (then it wakes the leader, whose event it may have routed). Frames
+//! are acted on in the order they came, under the input's lock, by whoever read them.
 //!
 //! A thread that reads the input never blocks on the host draining its pipe: what it sends
 //! (pongs, handshake answers, refusals, a result it answers at once) goes through a writer
@@ -15,7 +18,7 @@
 //! may wait for the host to read, but since the input is always drained, a full pipe in each
 //! direction cannot deadlock the two processes.
 
-use crate::bridge::{InputPump, ToolCall, ToolSink};
+use crate::bridge::{InputPump, RunEvent, ToolCall, ToolSink};
 use crate::limits::Limits;
 use crate::pool::LocalRunner;
 use crate::protocol::{
@@ -24,13 +27,13 @@ use crate::protocol::{
 };
 use crate::run::{Completion, Overrides, RunError, RunKind, RunRequest, TestHook};
 use crate::runner::Runner;
-use crossbeam_channel::{Receiver, Sender};
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::cell::Cell;
 use std::fs::File;
 use std::io::{ErrorKind, Read, Write};
 use std::os::fd::AsRawFd;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::atomic::{fence, AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError, Weak};
 use std::time::{Duration, Instant};
 
 /// Exit codes of an engine process.
@@ -68,6 +71,10 @@ thread_local! {
 /// How long the reader thread sleeps in `poll` before it looks again whether the engine has
 /// stopped (a stop decided by a run that read the input).
 const READER_POLL_MS: i32 = 500;
+
+/// How long the reader thread, woken by bytes while a run leads, gives that run to read them
+/// (see [`HostFrames::read_as_reader`]) before it reads them itself.
+const LEADER_GRACE: Duration = Duration::from_micros(20);
 
 /// Where frames go. Tool calls and results are on the latency path of a run, so the thread that
 /// makes them (a worker) writes them itself: one thread wake-up less per message than a hand-off
@@ -188,6 +195,8 @@ struct Engine {
     runner: Arc<LocalRunner>,
     out: Outbox,
     test_hooks: bool,
+    /// Whether a leading run reads the input (cleared only by `TestHook::IdleLeader`).
+    leader_reads: AtomicBool,
 }
 
 /// Answers the handshake, then reads the input until the engine stops. Returns the stop when
@@ -214,14 +223,19 @@ fn read_loop(input: File, out: Outbox, test_hooks: bool, stop: &Sender<Stop>) ->
             .encode(),
         );
     }));
+    // Without it (no descriptor left) no run leads: the reader reads for all.
+    let leader_wake = crate::os::EventFd::new().ok();
     let fd = input.as_raw_fd();
-    // From here on the input is read without blocking, by this thread and by polling runs.
+    // From here on the input is read without blocking, by this thread and by runs awaiting replies.
     crate::os::set_nonblocking(fd, true);
     let frames = Arc::new(HostFrames {
         input: Mutex::new(Input {
             file: input,
             buffer: FrameBuffer::default(),
         }),
+        fd,
+        leader: AtomicBool::new(false),
+        leader_wake,
         max_frame,
         stop: stop.clone(),
         stopped: AtomicBool::new(false),
@@ -229,12 +243,13 @@ fn read_loop(input: File, out: Outbox, test_hooks: bool, stop: &Sender<Stop>) ->
             runner: runner.clone(),
             out,
             test_hooks,
+            leader_reads: AtomicBool::new(true),
         },
     });
     runner.set_input_pump(Arc::new(Pump(Arc::downgrade(&frames))));
     while !frames.stopped.load(Ordering::Acquire) {
         crate::os::wait_readable(fd, READER_POLL_MS);
-        frames.read(true);
+        frames.read_as_reader();
     }
     None
 }
@@ -242,6 +257,12 @@ fn read_loop(input: File, out: Outbox, test_hooks: bool, stop: &Sender<Stop>) ->
 /// The host's frames, read by whichever thread gets there first (see the module comment).
 struct HostFrames {
     input: Mutex<Input>,
+    /// The input's descriptor, for waiting on it (the file itself is behind the lock).
+    fd: std::os::fd::RawFd,
+    /// A run leads: it waits for its reply on the input itself (`lead`).
+    leader: AtomicBool,
+    /// Wakes the leading run after another thread acted on frames.
+    leader_wake: Option<crate::os::EventFd>,
     max_frame: usize,
     /// Where the stop goes, once, whichever thread decides it.
     stop: Sender<Stop>,
@@ -255,58 +276,157 @@ struct Input {
 }
 
 impl HostFrames {
-    /// Reads what the host has sent and acts on each whole frame, in order, until the input has
-    /// nothing more for now. `wait_for_lock`: the reader thread waits for a run that is reading
-    /// to finish; a run returns at once when another thread is reading.
-    fn read(&self, wait_for_lock: bool) {
-        let mut input = if wait_for_lock {
-            self.input.lock().unwrap_or_else(|p| p.into_inner())
-        } else {
-            match self.input.try_lock() {
-                Ok(input) => input,
-                Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
-                Err(std::sync::TryLockError::WouldBlock) => return,
+    /// The input, unless another thread holds it.
+    fn try_input(&self) -> Option<MutexGuard<'_, Input>> {
+        match self.input.try_lock() {
+            Ok(input) => Some(input),
+            Err(TryLockError::Poisoned(p)) => Some(p.into_inner()),
+            Err(TryLockError::WouldBlock) => None,
+        }
+    }
+
+    /// A polling run reads what the host has sent, unless another thread is reading.
+    fn read_if_free(&self) {
+        if let Some(mut input) = self.try_input() {
+            self.read(&mut input, false);
+        }
+    }
+
+    /// The reader thread, woken by bytes on the input, reads them. When a run leads (it waits
+    /// for its reply on the input itself, see [`HostFrames::lead`]), the same bytes woke that
+    /// run: the reader leaves them to it and only makes sure, briefly, that they were read
+    /// (a leader that is slow to run, lowered or short of a core, is then read for).
+    fn read_as_reader(&self) {
+        if self.leader.load(Ordering::SeqCst) {
+            let looked_until = Instant::now() + LEADER_GRACE;
+            while crate::os::is_readable(self.fd) && Instant::now() < looked_until {
+                std::thread::yield_now();
             }
-        };
+            if !crate::os::is_readable(self.fd) {
+                return;
+            }
+        }
+        let mut input = self.input.lock().unwrap_or_else(|p| p.into_inner());
+        self.read(&mut input, false);
+    }
+
+    /// Reads what the host has sent and acts on each whole frame, in order, until the input has
+    /// nothing more for now. A thread other than the leader that acted on frames wakes the
+    /// leader: one of them may have been its reply.
+    fn read(&self, input: &mut Input, by_leader: bool) {
         if self.stopped.load(Ordering::Acquire) {
             return;
         }
         let was_reader = IS_READER.with(|r| r.replace(true));
-        let stop = self.act_on_input(&mut input);
+        let (acted, stop) = self.act_on_input(input);
         IS_READER.with(|r| r.set(was_reader));
         if let Some(stop) = stop {
             self.stopped.store(true, Ordering::Release);
             let _ = self.stop.send(stop);
         }
+        if acted && !by_leader {
+            // Pairs with the fence in `lead`: the leader either sees the event this thread
+            // routed, or this thread sees the leader and wakes it.
+            fence(Ordering::SeqCst);
+            if let Some(wake) = self.leader_wake.as_ref() {
+                if self.leader.load(Ordering::SeqCst) {
+                    wake.notify();
+                }
+            }
+        }
     }
 
-    fn act_on_input(&self, input: &mut Input) -> Option<Stop> {
+    /// A run waits for its next event by reading the input itself: it sleeps in `poll` on the
+    /// input and acts on every frame that comes (other runs' included) until its own event is
+    /// among them or `wake_at` passes. Its reply then wakes it directly, not the reader thread
+    /// first and the run after. One run leads at a time; `None` when another does, or the
+    /// engine has stopped (the caller then waits on `events` as usual).
+    fn lead(
+        &self,
+        events: &Receiver<RunEvent>,
+        wake_at: Instant,
+    ) -> Option<Result<RunEvent, RecvTimeoutError>> {
+        let wake = self.leader_wake.as_ref()?;
+        if self
+            .leader
+            .compare_exchange(false, true, Ordering::SeqCst, Ordering::Relaxed)
+            .is_err()
+        {
+            return None;
+        }
+        let event = self.wait_as_leader(events, wake_at, wake);
+        self.leader.store(false, Ordering::SeqCst);
+        event
+    }
+
+    fn wait_as_leader(
+        &self,
+        events: &Receiver<RunEvent>,
+        wake_at: Instant,
+        wake: &crate::os::EventFd,
+    ) -> Option<Result<RunEvent, RecvTimeoutError>> {
+        loop {
+            // When another thread holds the input, it routes what it reads and then wakes this
+            // one (`read`).
+            if let Some(mut input) = self
+                .try_input()
+                .filter(|_| self.engine.leader_reads.load(Ordering::Relaxed))
+            {
+                self.read(&mut input, true);
+            }
+            fence(Ordering::SeqCst);
+            match events.try_recv() {
+                Ok(event) => return Some(Ok(event)),
+                Err(TryRecvError::Disconnected) => {
+                    return Some(Err(RecvTimeoutError::Disconnected))
+                }
+                Err(TryRecvError::Empty) => {}
+            }
+            if self.stopped.load(Ordering::Acquire) {
+                return None;
+            }
+            let now = Instant::now();
+            if now >= wake_at {
+                return Some(Err(RecvTimeoutError::Timeout));
+            }
+            if crate::os::wait_readable_or(self.fd, wake, wake_at - now) {
+                wake.clear();
+            }
+        }
+    }
+
+    /// Acts on every whole frame in the input, reading more until there is nothing for now.
+    /// Returns whether any frame was acted on, and the stop one of them decided.
+    fn act_on_input(&self, input: &mut Input) -> (bool, Option<Stop>) {
         let Input { file, buffer } = input;
+        let mut acted = false;
         loop {
             match buffer.next_frame(self.max_frame) {
                 Ok(Some(body)) => {
                     let Ok(message) = HostMessage::decode(&body) else {
-                        return Some(Stop::ProtocolError);
+                        return (acted, Some(Stop::ProtocolError));
                     };
                     drop(body);
+                    acted = true;
                     if let Some(stop) = self.engine.handle(message) {
-                        return Some(stop);
+                        return (acted, Some(stop));
                     }
                     continue;
                 }
                 Ok(None) => {}
-                Err(_) => return Some(Stop::ProtocolError),
+                Err(_) => return (acted, Some(Stop::ProtocolError)),
             }
-            match buffer.fill(file) {
+            let stop = match buffer.fill(file) {
                 // The host closed its end: between frames that is the end of the session, in
                 // the middle of one a cut frame.
-                Ok(0) if buffer.holds_partial_frame() => return Some(Stop::ProtocolError),
-                Ok(0) => return Some(Stop::Done),
-                Ok(_) => {}
-                Err(e) if e.kind() == ErrorKind::WouldBlock => return None,
-                Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(_) => return Some(Stop::ProtocolError),
-            }
+                Ok(0) if buffer.holds_partial_frame() => Stop::ProtocolError,
+                Ok(0) => Stop::Done,
+                Ok(_) => continue,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return (acted, None),
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(_) => Stop::ProtocolError,
+            };
+            return (acted, Some(stop));
         }
     }
 }
@@ -318,8 +438,16 @@ struct Pump(Weak<HostFrames>);
 impl InputPump for Pump {
     fn pump(&self) {
         if let Some(frames) = self.0.upgrade() {
-            frames.read(false);
+            frames.read_if_free();
         }
+    }
+
+    fn lead(
+        &self,
+        events: &Receiver<RunEvent>,
+        wake_at: Instant,
+    ) -> Option<Result<RunEvent, RecvTimeoutError>> {
+        self.0.upgrade()?.lead(events, wake_at)
     }
 }
 
@@ -387,7 +515,7 @@ impl Engine {
                 let test_hook = fault_injection
                     .filter(|_| self.test_hooks)
                     .and_then(|name| TestHook::parse(&name))
-                    .and_then(process_hook);
+                    .and_then(|hook| self.process_hook(hook));
                 let kind = RunKind::Fresh {
                     program,
                     config_json: run_config_json,
@@ -503,11 +631,23 @@ impl Engine {
     }
 }
 
-/// Acts on the test hooks that concern the engine process itself, at once; the hook that acts
-/// on a worker (a panic) travels on with the run.
+impl Engine {
+    /// Acts on the test hooks that concern the engine process itself, at once; the hook that
+    /// acts on a worker (a panic) travels on with the run.
+    fn process_hook(&self, hook: TestHook) -> Option<TestHook> {
+        if hook == TestHook::IdleLeader {
+            self.leader_reads.store(false, Ordering::Relaxed);
+            return None;
+        }
+        process_hook(hook)
+    }
+}
+
+/// The test hooks that act on the process as a whole.
 fn process_hook(hook: TestHook) -> Option<TestHook> {
     match hook {
         TestHook::Panic => Some(TestHook::Panic),
+        TestHook::IdleLeader => None,
         // The process dies as V8 does on a fatal error.
         TestHook::Abort => std::process::abort(),
         // The engine stops reading (and so stops answering pings) but stays alive.

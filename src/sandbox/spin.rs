@@ -55,7 +55,8 @@ impl ReplySpin {
 /// The next event of a run awaiting a tool reply: polled for `budget`, then waited for until
 /// `wake_at`. The flag says whether it came while polling. While it polls, the run reads the
 /// host's messages itself through `pump` (when there is one), so a reply that arrives then
-/// wakes no other thread on its way.
+/// wakes no other thread on its way; after that it waits on the host's messages themselves when
+/// the pump lets it lead, so a later reply wakes only this run.
 pub(crate) fn await_reply(
     events: &Receiver<RunEvent>,
     pump: Option<&dyn InputPump>,
@@ -80,6 +81,9 @@ pub(crate) fn await_reply(
             }
             std::hint::spin_loop();
         }
+    }
+    if let Some(event) = pump.and_then(|pump| pump.lead(events, wake_at)) {
+        return (event, false);
     }
     (events.recv_deadline(wake_at), false)
 }
@@ -125,6 +129,14 @@ mod tests {
                 let json = "{}".into();
                 self.tx.send(RunEvent::Reply { call_id: 1, json }).unwrap();
             }
+        }
+
+        fn lead(
+            &self,
+            _events: &Receiver<RunEvent>,
+            _wake_at: Instant,
+        ) -> Option<Result<RunEvent, RecvTimeoutError>> {
+            None
         }
     }
 
