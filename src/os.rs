@@ -101,22 +101,26 @@ pub fn wait_readable(fd: RawFd, timeout_ms: i32) {
     let _ = poll_one(fd, libc::POLLIN, timeout_ms);
 }
 
-/// Waits until `fd` or `signal` has bytes to read (or its writer is gone), or `timeout`
-/// passed, to the microsecond (a run waiting on its input this way wakes for its timers).
+/// Waits until `fd` or `signal` has bytes to read (or its writer is gone), or `timeout` (if
+/// any) passed, to the microsecond (a run waiting on its input this way wakes for its timers).
 /// Returns whether `signal` was readable.
-pub fn wait_readable_or(fd: RawFd, signal: &EventFd, timeout: Duration) -> bool {
-    let timeout = libc::timespec {
+pub fn wait_readable_or(fd: RawFd, signal: &EventFd, timeout: Option<Duration>) -> bool {
+    let timeout = timeout.map(|timeout| libc::timespec {
         tv_sec: timeout.as_secs().min(i32::MAX as u64) as libc::time_t,
         tv_nsec: timeout.subsec_nanos() as libc::c_long,
-    };
+    });
+    let timeout_ptr = timeout
+        .as_ref()
+        .map_or(std::ptr::null(), |t| t as *const libc::timespec);
     let mut polls = [fd, signal.0.as_raw_fd()].map(|fd| libc::pollfd {
         fd,
         events: libc::POLLIN,
         revents: 0,
     });
-    // SAFETY: ppoll reads and writes exactly the two pollfds passed and reads the timespec, all
-    // on this stack frame; a null signal mask leaves the thread's mask as it is.
-    let ready = unsafe { libc::ppoll(polls.as_mut_ptr(), 2, &timeout, std::ptr::null()) };
+    // SAFETY: ppoll reads and writes exactly the two pollfds passed and reads the timespec (a
+    // null one waits without a limit), all on this stack frame; a null signal mask leaves the
+    // thread's mask as it is.
+    let ready = unsafe { libc::ppoll(polls.as_mut_ptr(), 2, timeout_ptr, std::ptr::null()) };
     ready > 0 && polls[1].revents != 0
 }
 

@@ -801,7 +801,7 @@ test('fault "panic" → ERR_WORKER_LOST, and the engine serves the next run', { 
 // "idle-leader": the run waiting on the engine's input does not read it, as when its thread gets
 // no core; the reader thread reads for it and must wake it for each of its own events. Without
 // that wake-up the run would sleep until its deadline (5 s here).
-test('fault "idle-leader": a waiting run that does not read the input is woken for its reply, its cancel and its timers', { timeout: TIMEOUT }, withEngine(async ({ ready }) => {
+test('fault "idle-leader": a waiting run or idle worker that does not read the input is woken for its reply, its cancel, its timers and the next run', { timeout: TIMEOUT }, withEngine(async ({ ready }) => {
   const e = await ready('{"workers":2,"timeout":5000}', FAULTS);
   e.send(enc.execute({ runId: 81, fault: 'idle-leader', code: 'async () => "set"' }));
   assert.equal((await result(e, 81)).resultJson, '"set"');
@@ -837,6 +837,17 @@ test('fault "idle-leader": a waiting run that does not read the input is woken f
   assert.ok(Date.now() - started < 2000, 'the timer fired on time');
   e.send(enc.reply(86, late.callId, '{"result":0}'));
   assert.equal((await result(e, 86, 2000)).resultJson, '0');
+
+  // With no run in progress, an idle worker waits on the input for the next Execute; with one
+  // worker only it can run it, so the reader must wake it for each.
+  const one = await ready('{"workers":1,"timeout":5000}', FAULTS);
+  one.send(enc.execute({ runId: 91, fault: 'idle-leader', code: 'async () => "set"' }));
+  assert.equal((await result(one, 91)).resultJson, '"set"');
+  for (let runId = 92; runId < 95; runId++) {
+    await pause(30);
+    one.send(enc.execute({ runId, code: `async () => ${runId}` }));
+    assert.equal((await result(one, runId, 2000)).resultJson, String(runId));
+  }
 }));
 
 test('without the environment variable a fault is ignored', { timeout: TIMEOUT }, withEngine(async ({ ready }) => {

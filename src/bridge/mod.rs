@@ -45,15 +45,12 @@ pub trait InputPump: Send + Sync {
     /// once when another thread is reading.
     fn pump(&self);
 
-    /// Waits for the run's next event on `events` by reading the host's messages itself,
-    /// blocked on the input until `wake_at`, so that a reply wakes only the run it is for.
-    /// `None` when another run is already doing so (or the input is closed): the caller then
-    /// waits on `events` as usual.
-    fn lead(
-        &self,
-        events: &Receiver<RunEvent>,
-        wake_at: std::time::Instant,
-    ) -> Option<Result<RunEvent, crossbeam_channel::RecvTimeoutError>>;
+    /// Waits until `ready()` holds by reading the host's messages itself, blocked on the input
+    /// until `wake_at` (if any), so that a message wakes only this thread: `ready` is checked
+    /// after each message acted on. `Some(true)` when `ready()` held, `Some(false)` when
+    /// `wake_at` passed, `None` when another thread already waits this way (or the input is
+    /// closed): the caller then waits as usual.
+    fn lead(&self, ready: &dyn Fn() -> bool, wake_at: Option<std::time::Instant>) -> Option<bool>;
 }
 
 /// What a waiting run can receive from the host side.

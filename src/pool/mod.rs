@@ -63,6 +63,8 @@ struct Shared {
     idle: AtomicUsize,
     /// Workers running a run, for admission (`admission.rs`).
     busy: Mutex<admission::BusyWorkers>,
+    /// How many workers are running a run (the size of `busy`, read without its lock).
+    running_runs: AtomicUsize,
     counters: Counters,
     /// Retained isolates by handle id: the channel of the thread that holds each.
     retained: Mutex<HashMap<u64, Sender<HandleCommand>>>,
@@ -112,6 +114,7 @@ impl Pool {
             live: AtomicUsize::new(0),
             idle: AtomicUsize::new(0),
             busy: Mutex::new(admission::BusyWorkers::default()),
+            running_runs: AtomicUsize::new(0),
             counters: Counters::default(),
             retained: Mutex::new(HashMap::new()),
             on_handle_closed: Mutex::new(None),

@@ -94,10 +94,15 @@ fn next_job(shared: &Arc<Shared>, id: usize) -> Option<Job> {
         let next = if extra {
             shared.jobs.recv_timeout(EXTRA_IDLE)
         } else {
-            shared
-                .jobs
-                .recv()
-                .map_err(|_| RecvTimeoutError::Disconnected)
+            lead_while_no_run(shared).map_or_else(
+                || {
+                    shared
+                        .jobs
+                        .recv()
+                        .map_err(|_| RecvTimeoutError::Disconnected)
+                },
+                Ok,
+            )
         };
         shared.idle.fetch_sub(1, Ordering::AcqRel);
         match next {
@@ -110,6 +115,29 @@ fn next_job(shared: &Arc<Shared>, id: usize) -> Option<Job> {
                 }
             }
         }
+    }
+}
+
+/// In an engine process, while no run is in progress, an idle worker waits on the engine's
+/// input itself (`InputPump::lead`), so that the next run's `Execute` wakes the worker that will
+/// run it rather than the engine's reader thread, which would then wake a worker. It stops as
+/// soon as a run is in progress elsewhere (that run's awaits may then lead: a reply is on the
+/// latency path of a run, an `Execute` only at its start) or the pool is disposed. `None`: the
+/// caller waits on the queue as usual.
+fn lead_while_no_run(shared: &Shared) -> Option<Job> {
+    let pump = shared.input_pump.get()?;
+    let may_lead = || {
+        shared.running_runs.load(Ordering::Acquire) == 0 && !shared.disposed.load(Ordering::Acquire)
+    };
+    let stop_leading = || !shared.jobs.is_empty() || !may_lead();
+    loop {
+        if let Ok(job) = shared.jobs.try_recv() {
+            return Some(job);
+        }
+        if !may_lead() {
+            return None;
+        }
+        pump.lead(&stop_leading, None)?;
     }
 }
 

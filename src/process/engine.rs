@@ -18,7 +18,7 @@
 //! may wait for the host to read, but since the input is always drained, a full pipe in each
 //! direction cannot deadlock the two processes.
 
-use crate::bridge::{InputPump, RunEvent, ToolCall, ToolSink};
+use crate::bridge::{InputPump, ToolCall, ToolSink};
 use crate::limits::Limits;
 use crate::pool::LocalRunner;
 use crate::protocol::{
@@ -27,7 +27,7 @@ use crate::protocol::{
 };
 use crate::run::{Completion, Overrides, RunError, RunKind, RunRequest, TestHook};
 use crate::runner::Runner;
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError};
+use crossbeam_channel::{Receiver, Sender};
 use std::cell::Cell;
 use std::fs::File;
 use std::io::{ErrorKind, Read, Write};
@@ -336,16 +336,14 @@ impl HostFrames {
         }
     }
 
-    /// A run waits for its next event by reading the input itself: it sleeps in `poll` on the
-    /// input and acts on every frame that comes (other runs' included) until its own event is
-    /// among them or `wake_at` passes. Its reply then wakes it directly, not the reader thread
-    /// first and the run after. One run leads at a time; `None` when another does, or the
-    /// engine has stopped (the caller then waits on `events` as usual).
-    fn lead(
-        &self,
-        events: &Receiver<RunEvent>,
-        wake_at: Instant,
-    ) -> Option<Result<RunEvent, RecvTimeoutError>> {
+    /// A thread waits until `ready()` by reading the input itself: it sleeps in `poll` on the
+    /// input and acts on every frame that comes (for any run) until `ready()` holds after one of
+    /// them, or `wake_at` passes. A run awaiting its reply waits this way, so the reply wakes
+    /// it directly, not the reader thread first and the run after; so does an idle worker
+    /// when no run is in progress, so that the next `Execute` wakes the worker that runs it.
+    /// One thread leads at a time; `None` when another does, or the engine has stopped (the
+    /// caller then waits as usual).
+    fn lead(&self, ready: &dyn Fn() -> bool, wake_at: Option<Instant>) -> Option<bool> {
         let wake = self.leader_wake.as_ref()?;
         if self
             .leader
@@ -354,17 +352,17 @@ impl HostFrames {
         {
             return None;
         }
-        let event = self.wait_as_leader(events, wake_at, wake);
+        let outcome = self.wait_as_leader(ready, wake_at, wake);
         self.leader.store(false, Ordering::SeqCst);
-        event
+        outcome
     }
 
     fn wait_as_leader(
         &self,
-        events: &Receiver<RunEvent>,
-        wake_at: Instant,
+        ready: &dyn Fn() -> bool,
+        wake_at: Option<Instant>,
         wake: &crate::os::EventFd,
-    ) -> Option<Result<RunEvent, RecvTimeoutError>> {
+    ) -> Option<bool> {
         loop {
             // When another thread holds the input, it routes what it reads and then wakes this
             // one (`read`).
@@ -375,21 +373,18 @@ impl HostFrames {
                 self.read(&mut input, true);
             }
             fence(Ordering::SeqCst);
-            match events.try_recv() {
-                Ok(event) => return Some(Ok(event)),
-                Err(TryRecvError::Disconnected) => {
-                    return Some(Err(RecvTimeoutError::Disconnected))
-                }
-                Err(TryRecvError::Empty) => {}
+            if ready() {
+                return Some(true);
             }
             if self.stopped.load(Ordering::Acquire) {
                 return None;
             }
             let now = Instant::now();
-            if now >= wake_at {
-                return Some(Err(RecvTimeoutError::Timeout));
+            if wake_at.is_some_and(|at| now >= at) {
+                return Some(false);
             }
-            if crate::os::wait_readable_or(self.fd, wake, wake_at - now) {
+            let timeout = wake_at.map(|at| at - now);
+            if crate::os::wait_readable_or(self.fd, wake, timeout) {
                 wake.clear();
             }
         }
@@ -442,12 +437,8 @@ impl InputPump for Pump {
         }
     }
 
-    fn lead(
-        &self,
-        events: &Receiver<RunEvent>,
-        wake_at: Instant,
-    ) -> Option<Result<RunEvent, RecvTimeoutError>> {
-        self.0.upgrade()?.lead(events, wake_at)
+    fn lead(&self, ready: &dyn Fn() -> bool, wake_at: Option<Instant>) -> Option<bool> {
+        self.0.upgrade()?.lead(ready, wake_at)
     }
 }
 

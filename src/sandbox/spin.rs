@@ -82,8 +82,14 @@ pub(crate) fn await_reply(
             std::hint::spin_loop();
         }
     }
-    if let Some(event) = pump.and_then(|pump| pump.lead(events, wake_at)) {
-        return (event, false);
+    match pump.and_then(|pump| pump.lead(&|| !events.is_empty(), Some(wake_at))) {
+        Some(true) => {
+            if let Ok(event) = events.try_recv() {
+                return (Ok(event), false);
+            }
+        }
+        Some(false) => return (Err(RecvTimeoutError::Timeout), false),
+        None => {}
     }
     (events.recv_deadline(wake_at), false)
 }
@@ -131,11 +137,7 @@ mod tests {
             }
         }
 
-        fn lead(
-            &self,
-            _events: &Receiver<RunEvent>,
-            _wake_at: Instant,
-        ) -> Option<Result<RunEvent, RecvTimeoutError>> {
+        fn lead(&self, _ready: &dyn Fn() -> bool, _wake_at: Option<Instant>) -> Option<bool> {
             None
         }
     }
