@@ -65,6 +65,9 @@ struct Shared {
     busy: Mutex<admission::BusyWorkers>,
     /// How many workers are running a run (the size of `busy`, read without its lock).
     running_runs: AtomicUsize,
+    /// Replacements handed to the watchdog's thread and not started yet (`step_down`): counted
+    /// in `stats().workers`, so the count does not dip while one is on its way.
+    pending_starts: AtomicUsize,
     counters: Counters,
     /// Retained isolates by handle id: the channel of the thread that holds each.
     retained: Mutex<HashMap<u64, Sender<HandleCommand>>>,
@@ -115,6 +118,7 @@ impl Pool {
             idle: AtomicUsize::new(0),
             busy: Mutex::new(admission::BusyWorkers::default()),
             running_runs: AtomicUsize::new(0),
+            pending_starts: AtomicUsize::new(0),
             counters: Counters::default(),
             retained: Mutex::new(HashMap::new()),
             on_handle_closed: Mutex::new(None),
@@ -217,7 +221,8 @@ impl Pool {
         let c = &self.shared.counters;
         let retained = self.shared.retained().len();
         Stats {
-            workers: self.shared.workers().len().saturating_sub(retained) as u32,
+            workers: (self.shared.workers().len().saturating_sub(retained)
+                + self.shared.pending_starts.load(Ordering::Acquire)) as u32,
             busy: c.busy.load(Ordering::Relaxed) as u32,
             queued: self.shared.jobs.len() as u32,
             retained: retained as u32,

@@ -77,13 +77,33 @@ fn step_down(shared: &Arc<Shared>) {
     // A new thread inherits its creator's nice value, and the thread stepping down may have
     // been lowered (a long run, admission): the watchdog's thread, at the priority the pool
     // started with, starts the replacement.
-    let weak = Arc::downgrade(shared);
+    let pending = PendingStart::new(shared);
     let start = Box::new(move || {
-        if let Some(shared) = weak.upgrade() {
+        if let Some(shared) = pending.0.upgrade() {
             start_worker(&shared);
         }
+        drop(pending);
     });
     shared.watchdog.after(Instant::now(), start);
+}
+
+/// A replacement on its way to the watchdog's thread, counted in `Shared::pending_starts`
+/// until it has started or its action is dropped unrun (a watchdog that stopped).
+struct PendingStart(std::sync::Weak<Shared>);
+
+impl PendingStart {
+    fn new(shared: &Arc<Shared>) -> PendingStart {
+        shared.pending_starts.fetch_add(1, Ordering::AcqRel);
+        PendingStart(Arc::downgrade(shared))
+    }
+}
+
+impl Drop for PendingStart {
+    fn drop(&mut self) {
+        if let Some(shared) = self.0.upgrade() {
+            shared.pending_starts.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
 }
 
 /// Waits for the next run. A worker above `workers` (an extra one) waits `EXTRA_IDLE` at most
