@@ -117,9 +117,8 @@ pub fn wait_readable_or(fd: RawFd, signal: &EventFd, timeout: Option<Duration>) 
         events: libc::POLLIN,
         revents: 0,
     });
-    // SAFETY: ppoll reads and writes exactly the two pollfds passed and reads the timespec (a
-    // null one waits without a limit), all on this stack frame; a null signal mask leaves the
-    // thread's mask as it is.
+    // SAFETY: ppoll touches only the two pollfds and the timespec (null: no limit), all on this
+    // stack frame; a null signal mask leaves the thread's mask as it is.
     let ready = unsafe { libc::ppoll(polls.as_mut_ptr(), 2, timeout_ptr, std::ptr::null()) };
     ready > 0 && polls[1].revents != 0
 }

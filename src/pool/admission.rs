@@ -62,9 +62,7 @@ pub(super) fn started(shared: &Arc<Shared>, id: usize, run_id: u64) {
         tid: crate::os::current_thread_id(),
         nice: shared.limits.worker_nice,
     };
-    if lock(&shared.busy).workers.insert(id, busy).is_none() {
-        shared.running_runs.fetch_add(1, Ordering::AcqRel);
-    }
+    lock(&shared.busy).workers.insert(id, busy);
     if !shared.jobs.is_empty() {
         check(shared);
     }
@@ -73,11 +71,10 @@ pub(super) fn started(shared: &Arc<Shared>, id: usize, run_id: u64) {
 /// Records that worker `id` finished its run. Returns whether the worker was demoted (then it
 /// must leave: its thread cannot be given its priority back without a privilege).
 pub(super) fn finished(shared: &Shared, id: usize) -> bool {
-    let Some(busy) = lock(&shared.busy).workers.remove(&id) else {
-        return false;
-    };
-    shared.running_runs.fetch_sub(1, Ordering::AcqRel);
-    busy.nice > shared.limits.worker_nice
+    lock(&shared.busy)
+        .workers
+        .remove(&id)
+        .is_some_and(|b| b.nice > shared.limits.worker_nice)
 }
 
 /// The watchdog's action for run `run_id` on worker `id` once it is a long run (`None` when

@@ -63,8 +63,6 @@ struct Shared {
     idle: AtomicUsize,
     /// Workers running a run, for admission (`admission.rs`).
     busy: Mutex<admission::BusyWorkers>,
-    /// How many workers are running a run (the size of `busy`, read without its lock).
-    running_runs: AtomicUsize,
     /// Replacements handed to the watchdog's thread and not started yet (`step_down`): counted
     /// in `stats().workers`, so the count does not dip while one is on its way.
     pending_starts: AtomicUsize,
@@ -117,7 +115,6 @@ impl Pool {
             live: AtomicUsize::new(0),
             idle: AtomicUsize::new(0),
             busy: Mutex::new(admission::BusyWorkers::default()),
-            running_runs: AtomicUsize::new(0),
             pending_starts: AtomicUsize::new(0),
             counters: Counters::default(),
             retained: Mutex::new(HashMap::new()),

@@ -148,7 +148,8 @@ fn next_job(shared: &Arc<Shared>, id: usize) -> Option<Job> {
 fn lead_while_no_run(shared: &Shared) -> Option<Job> {
     let pump = shared.input_pump.get()?;
     let may_lead = || {
-        shared.running_runs.load(Ordering::Acquire) == 0 && !shared.disposed.load(Ordering::Acquire)
+        shared.counters.busy.load(Ordering::Acquire) == 0
+            && !shared.disposed.load(Ordering::Acquire)
     };
     let stop_leading = || !shared.jobs.is_empty() || !may_lead();
     loop {
@@ -170,7 +171,7 @@ fn lead_while_no_run(shared: &Shared) -> Option<Job> {
 /// the same burst with every run free to lead).
 struct RunPump<'a> {
     inner: &'a dyn InputPump,
-    /// `Shared::running_runs`.
+    /// The runs in progress in the pool (`Counters::busy`).
     running_runs: &'a AtomicUsize,
 }
 
@@ -342,7 +343,7 @@ pub(super) fn supervised_run(
     };
     let pump = shared.input_pump.get().map(|inner| RunPump {
         inner: &**inner,
-        running_runs: &shared.running_runs,
+        running_runs: &shared.counters.busy,
     });
     let cpu_before = crate::os::thread_cpu_time();
     let mut output = sandbox.run(Program {

@@ -626,37 +626,31 @@ impl Engine {
     /// Acts on the test hooks that concern the engine process itself, at once; the hook that
     /// acts on a worker (a panic) travels on with the run.
     fn process_hook(&self, hook: TestHook) -> Option<TestHook> {
-        if hook == TestHook::IdleLeader {
-            self.leader_reads.store(false, Ordering::Relaxed);
-            return None;
-        }
-        process_hook(hook)
-    }
-}
-
-/// The test hooks that act on the process as a whole.
-fn process_hook(hook: TestHook) -> Option<TestHook> {
-    match hook {
-        TestHook::Panic => Some(TestHook::Panic),
-        TestHook::IdleLeader => None,
-        // The process dies as V8 does on a fatal error.
-        TestHook::Abort => std::process::abort(),
-        // The engine stops reading (and so stops answering pings) but stays alive.
-        TestHook::Hang => loop {
-            std::thread::sleep(Duration::from_secs(3600));
-        },
-        // Memory grows outside V8's accounting until the host's process watchdog acts.
-        TestHook::Leak => {
-            std::thread::spawn(|| {
-                let mut hoard: Vec<Vec<u8>> = Vec::new();
-                for _ in 0..256 {
-                    hoard.push(vec![1u8; 16 << 20]);
-                    std::thread::sleep(Duration::from_millis(5));
-                }
+        match hook {
+            TestHook::Panic => Some(TestHook::Panic),
+            TestHook::IdleLeader => {
+                self.leader_reads.store(false, Ordering::Relaxed);
+                None
+            }
+            // The process dies as V8 does on a fatal error.
+            TestHook::Abort => std::process::abort(),
+            // The engine stops reading (and so stops answering pings) but stays alive.
+            TestHook::Hang => loop {
                 std::thread::sleep(Duration::from_secs(3600));
-                drop(hoard);
-            });
-            None
+            },
+            // Memory grows outside V8's accounting until the host's process watchdog acts.
+            TestHook::Leak => {
+                std::thread::spawn(|| {
+                    let mut hoard: Vec<Vec<u8>> = Vec::new();
+                    for _ in 0..256 {
+                        hoard.push(vec![1u8; 16 << 20]);
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                    std::thread::sleep(Duration::from_secs(3600));
+                    drop(hoard);
+                });
+                None
+            }
         }
     }
 }
