@@ -205,6 +205,11 @@ export interface NativeOptions {
   isolation?: string
   /** `'process'` isolation: the engine's command line (program and arguments). */
   engineCommand?: Array<string>
+  /**
+   * `'process'` isolation: read the engines' output on this thread's event loop (Node's
+   * libuv; the JS layer asks for it only on Node).
+   */
+  loopReads?: boolean
 }
 
 export interface NativePending {
@@ -319,6 +324,12 @@ export interface NativeStats {
   enginesLost: number
   /** `'process'` isolation: engines retired (drained and replaced) after giving up a thread. */
   enginesRetired: number
+  /**
+   * `'process'` isolation: frames the engines sent, and how many the host's event loop read
+   * itself (the rest went through the engines' reader threads).
+   */
+  engineFrames: number
+  engineFramesOnLoop: number
   /** `'process'` isolation: set while engines keep failing to start. */
   crashLoop?: string
 }

@@ -228,6 +228,13 @@ export interface ExecutorStats {
   enginesLost: number
   /** 'process' isolation: engines drained and replaced after giving up a thread they could not stop. */
   enginesRetired: number
+  /**
+   * 'process' isolation: frames the engines sent, and how many of them the host's event loop
+   * read itself (on Node; the rest went through the engines' reader threads, which read while
+   * the loop is busy). Both 0 in 'thread'.
+   */
+  engineFrames: number
+  engineFramesOnLoop: number
   /** 'process' isolation: set while engines keep failing to start. */
   crashLoop?: string
   /** 'process' isolation: the pids of the engine processes. */

@@ -145,6 +145,12 @@ impl EventFd {
         unsafe { libc::write(self.0.as_raw_fd(), (&one as *const u64).cast(), 8) };
     }
 
+    /// Waits until the counter is bumped or `timeout` passed; whether it was bumped.
+    pub fn wait(&self, timeout: Duration) -> bool {
+        let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
+        poll_one(self.0.as_raw_fd(), libc::POLLIN, ms) != 0
+    }
+
     /// Makes the descriptor unreadable again.
     pub fn clear(&self) {
         let mut count: u64 = 0;
@@ -234,6 +240,14 @@ pub fn own_library_path() -> Option<PathBuf> {
     let name = unsafe { CStr::from_ptr(info.dli_fname) };
     let path = PathBuf::from(OsStr::from_bytes(name.to_bytes()));
     Some(std::fs::canonicalize(&path).unwrap_or(path))
+}
+
+/// The address of a function the process has loaded under `name` (the runtime's own exports
+/// included), or `None`.
+pub fn find_symbol(name: &CStr) -> Option<*mut libc::c_void> {
+    // SAFETY: dlsym only reads the loader's tables; `name` is NUL-terminated.
+    let address = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
+    (!address.is_null()).then_some(address)
 }
 
 /// The CPU-time clock of one thread, readable from any thread of the process (the watchdog

@@ -429,6 +429,10 @@ pub struct Stats {
     pub engines_started: u64,
     pub engines_lost: u64,
     pub engines_retired: u64,
+    /// `'process'` isolation: frames the engines sent, and how many of them the host's event
+    /// loop read itself (the rest went through the engines' reader threads).
+    pub engine_frames: u64,
+    pub engine_frames_on_loop: u64,
     /// `'process'` isolation: set while engines keep failing to start.
     pub crash_loop: Option<String>,
 }

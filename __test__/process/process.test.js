@@ -120,9 +120,9 @@ test('an engine that stops answering heartbeats is killed and replaced', async (
 });
 
 test("a host whose event loop is blocked past the heartbeat timeout keeps its engines and its run's result", async () => {
-  // The engines' output is read by the host's reader threads, not by the blocked JS thread: the
-  // engine's pongs keep arriving, so it must not be killed (nor its result turn into
-  // ERR_WORKER_LOST) because the host's JavaScript was busy.
+  // The host's event loop reads the engines' output, but when it leaves bytes unread the
+  // engine's reader thread reads them: the engine's pongs keep arriving, so it must not be
+  // killed (nor its result turn into ERR_WORKER_LOST) because the host's JavaScript was busy.
   const child = await runChild(`
     const ex = new lib.IsolateExecutor({ isolation: 'process', workers: 1, heartbeatIntervalMs: 20, heartbeatTimeoutMs: 300 });
     await ex.execute({ code: 'async () => 0' });
@@ -138,6 +138,33 @@ test("a host whose event loop is blocked past the heartbeat timeout keeps its en
   `);
   assert.equal(child.code, 0, child.stderr);
   assert.deepEqual(child.report, { late: 'answered', next: 'next', lost: 0, same: true });
+});
+
+test("the host's event loop reads the engines' output itself, unless CODEMODE_ENGINE_READER=thread", async () => {
+  const program = `
+    const ex = new lib.IsolateExecutor({ isolation: 'process', workers: 1 });
+    const dispatch = async (provider, tool, argsJson) => JSON.stringify({ result: JSON.parse(argsJson)[0] * 2 });
+    const out = await ex.execute({
+      code: 'async () => { const got = []; for (let i = 0; i < 20; i++) got.push(await t.twice(i)); return got; }',
+      providers: [{ name: 't', tools: ['twice'] }],
+      dispatch,
+    });
+    const { engineFrames, engineFramesOnLoop } = ex.stats();
+    report({ result: out.result, error: out.error, engineFrames, engineFramesOnLoop });
+    await ex.dispose();
+  `;
+  const expected = Array.from({ length: 20 }, (_, i) => i * 2);
+  const onLoop = await runChild(program);
+  assert.equal(onLoop.code, 0, onLoop.stderr);
+  assert.deepEqual(onLoop.report.result, expected);
+  // Ready, 20 tool calls and the result at least; the loop's watch may start after Ready.
+  assert.ok(onLoop.report.engineFrames >= 22, JSON.stringify(onLoop.report));
+  assert.ok(onLoop.report.engineFramesOnLoop >= 21, JSON.stringify(onLoop.report));
+  const byThreads = await runChild(program, { env: { CODEMODE_ENGINE_READER: 'thread' } });
+  assert.equal(byThreads.code, 0, byThreads.stderr);
+  assert.deepEqual(byThreads.report.result, expected);
+  assert.ok(byThreads.report.engineFrames >= 22, JSON.stringify(byThreads.report));
+  assert.equal(byThreads.report.engineFramesOnLoop, 0);
 });
 
 test('a frame larger than the pipe, sent to an engine that stopped reading, never blocks the host', async () => {

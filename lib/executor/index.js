@@ -84,7 +84,16 @@ function nativeOptions(options) {
   if (isolation !== 'process' && isolation !== 'thread') {
     throw invalidArgument(`isolation must be 'process' or 'thread' (got ${String(isolation)})`);
   }
-  return { bounds, isolation, engineCommand: isolation === 'process' ? engineCommand() : undefined };
+  if (isolation === 'thread') return { bounds, isolation };
+  return { bounds, isolation, engineCommand: engineCommand(), loopReads: loopReads() };
+}
+
+// 'process' isolation: whether the host's event loop reads the engines' output itself (a frame
+// then wakes this thread directly, not a reader thread that wakes it). Only Node runs libuv;
+// CODEMODE_ENGINE_READER=thread leaves all reading to the reader threads (for comparisons).
+function loopReads() {
+  const onNode = !process.versions.bun && typeof globalThis.Deno !== 'object';
+  return onNode && process.env.CODEMODE_ENGINE_READER !== 'thread';
 }
 
 // The native form's providers: [{ name, tools }] → run-config namespaces.
@@ -391,7 +400,8 @@ class IsolateExecutor {
 
   /**
    * Counters: workers, busy, queued, completed, lost, abandoned, replaced, retained, isolation,
-   * and in 'process' isolation processes, enginesStarted, enginesLost, crashLoop.
+   * and in 'process' isolation processes, enginesStarted, enginesLost, enginesRetired,
+   * engineFrames, engineFramesOnLoop, crashLoop.
    */
   stats() {
     const s = this.#native.stats();

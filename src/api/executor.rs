@@ -2,6 +2,7 @@
 //! `RunRequest` and hands everything to its `Runner` (the local pool in `'thread'` isolation,
 //! the process pool in `'process'`); no method knows which.
 
+use super::event_loop::NodeLoop;
 use super::options::{limits_from, native_limits, NativeOptions};
 use super::report::{native_report, native_stats, NativeReport, NativeStats};
 use super::thrown;
@@ -10,7 +11,7 @@ use crate::bridge::check_size;
 use crate::error::{ErrorCode, Fault};
 use crate::limits::Limits;
 use crate::pool::LocalRunner;
-use crate::process::host::{EngineCommand, ProcessPool};
+use crate::process::host::{EngineCommand, EventLoop, ProcessPool};
 use crate::run::{
     Completion, Outcome, Overrides, ProgramInput, Report, RunError, RunKind, RunRequest, TestHook,
 };
@@ -87,6 +88,8 @@ fn check_program_size(
 #[napi]
 pub struct NativeExecutor {
     runner: Box<dyn Runner>,
+    /// `'process'` isolation on Node: the event loop that reads the engines' output.
+    event_loop: Option<NodeLoop>,
     next_run: AtomicU64,
     test_hooks: bool,
 }
@@ -101,14 +104,15 @@ fn handle_id_of(value: f64) -> Result<u64, ErrorCode> {
     }
 }
 
-/// The runner an executor's options ask for.
+/// The runner an executor's options ask for, with the event loop it reads engine output on.
 fn runner_for(
+    env: &Env,
     limits: Limits,
     options: Option<&NativeOptions>,
-) -> Result<Box<dyn Runner>, ErrorCode> {
+) -> Result<(Box<dyn Runner>, Option<NodeLoop>), ErrorCode> {
     let isolation = options.and_then(|o| o.isolation.as_deref());
     match isolation {
-        None | Some("thread") => Ok(Box::new(LocalRunner::new(limits))),
+        None | Some("thread") => Ok((Box::new(LocalRunner::new(limits)), None)),
         Some("process") => {
             let command = options.and_then(|o| o.engine_command.clone());
             let mut command = command.unwrap_or_default().into_iter();
@@ -121,7 +125,13 @@ fn runner_for(
                 program,
                 args: command.collect(),
             };
-            Ok(Box::new(ProcessPool::new(limits, command)))
+            let loop_reads = options.and_then(|o| o.loop_reads).unwrap_or(false);
+            let event_loop = loop_reads.then(|| NodeLoop::new(env)).flatten();
+            let offered = event_loop
+                .clone()
+                .map(|l| Arc::new(l) as Arc<dyn EventLoop>);
+            let pool = ProcessPool::new(limits, command, offered);
+            Ok((Box::new(pool), event_loop))
         }
         Some(other) => Err(thrown(Fault::invalid(format!(
             "isolation must be 'process' or 'thread' (got {other:?})"
@@ -134,13 +144,15 @@ type Resolver = Box<dyn FnOnce(Env) -> Result<NativeReport> + Send>;
 #[napi]
 impl NativeExecutor {
     #[napi(constructor)]
-    pub fn new(options: Option<NativeOptions>) -> Result<Self, ErrorCode> {
+    pub fn new(env: Env, options: Option<NativeOptions>) -> Result<Self, ErrorCode> {
         let limits = match &options {
             Some(options) => limits_from(options)?,
             None => Limits::default(),
         };
+        let (runner, event_loop) = runner_for(&env, limits, options.as_ref())?;
         Ok(NativeExecutor {
-            runner: runner_for(limits, options.as_ref())?,
+            runner,
+            event_loop,
             next_run: AtomicU64::new(1),
             test_hooks: TestHook::enabled(),
         })
@@ -323,5 +335,15 @@ impl NativeExecutor {
     #[napi(getter)]
     pub fn disposed(&self) -> bool {
         self.runner.is_disposed()
+    }
+}
+
+impl Drop for NativeExecutor {
+    /// Finalized on the JS thread: the loop's handles close there (the engines' reader threads
+    /// read whatever is left).
+    fn drop(&mut self) {
+        if let Some(event_loop) = &self.event_loop {
+            event_loop.close();
+        }
     }
 }

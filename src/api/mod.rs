@@ -3,6 +3,7 @@
 //! - `options.rs`: the executor's options and effective limits across napi;
 //! - `report.rs`: outcomes and counters as JS values;
 //! - `tool_sink.rs`: tool calls into the host's JavaScript (a threadsafe function);
+//! - `event_loop.rs`: Node's event loop reading engine output (`'process'` isolation);
 //! - `store.rs`: `NativeStore`, the durable runtime's SQLite store;
 //! - `engine.rs`: the entry point of an engine process, and the bench's floor measurement.
 //!
@@ -10,6 +11,7 @@
 //! promises with `code` by `lib/executor/index.js`; errors thrown from here carry `code` natively.
 
 pub mod engine;
+pub mod event_loop;
 pub mod executor;
 pub mod options;
 pub mod report;

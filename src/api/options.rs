@@ -17,6 +17,9 @@ pub struct NativeOptions {
     pub isolation: Option<String>,
     /// `'process'` isolation: the engine's command line (program and arguments).
     pub engine_command: Option<Vec<String>>,
+    /// `'process'` isolation: read the engines' output on this thread's event loop (Node's
+    /// libuv; the JS layer asks for it only on Node).
+    pub loop_reads: Option<bool>,
 }
 
 /// One row of `limits::BOUNDS`, as JS sees it.

@@ -57,6 +57,10 @@ pub struct NativeStats {
     pub engines_lost: f64,
     /// `'process'` isolation: engines retired (drained and replaced) after giving up a thread.
     pub engines_retired: f64,
+    /// `'process'` isolation: frames the engines sent, and how many the host's event loop read
+    /// itself (the rest went through the engines' reader threads).
+    pub engine_frames: f64,
+    pub engine_frames_on_loop: f64,
     /// `'process'` isolation: set while engines keep failing to start.
     pub crash_loop: Option<String>,
 }
@@ -130,6 +134,8 @@ pub fn native_stats(s: Stats, isolation: &str) -> NativeStats {
         engines_started: s.engines_started as f64,
         engines_lost: s.engines_lost as f64,
         engines_retired: s.engines_retired as f64,
+        engine_frames: s.engine_frames as f64,
+        engine_frames_on_loop: s.engine_frames_on_loop as f64,
         crash_loop: s.crash_loop,
     }
 }

@@ -14,6 +14,7 @@
 
 mod dispatch;
 mod monitor;
+mod output;
 mod reader;
 mod spawn;
 
@@ -26,6 +27,7 @@ use crate::run::{Completion, ErrorKind, Report, RunError, RunKind, RunRequest, S
 use crate::runner::Runner;
 use dispatch::{fail_all, pump, register, write_all};
 use std::collections::{HashMap, VecDeque};
+use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -39,6 +41,27 @@ const STDERR_TAIL_BYTES: usize = 8 * 1024;
 /// Margin past a run's own deadline (timeout, grace, abandon delay) before the host stops
 /// waiting for the engine to answer it.
 const DEADLINE_MARGIN: Duration = Duration::from_secs(5);
+
+/// A host's event loop that reads engine output on its own thread (Node's, offered by the
+/// napi layer): an engine's frame then wakes the thread that acts on it (tool calls and
+/// results go to JavaScript there), with no reader thread in between.
+pub trait EventLoop: Send + Sync {
+    /// Asks for `output.readable()` to be called on the loop's thread each time its descriptor
+    /// is readable: from `output.watching()` on, until `readable` returns false or the loop
+    /// stops (`output.unwatched()` then). A loop that has stopped ignores the request.
+    fn watch(&self, output: Arc<dyn LoopReadable>);
+}
+
+/// An engine's output, as an [`EventLoop`] sees it.
+pub trait LoopReadable: Send + Sync {
+    fn fd(&self) -> RawFd;
+    /// The loop watches from now on.
+    fn watching(&self);
+    /// The descriptor is readable: reads and acts on what came. False ends the watch.
+    fn readable(&self) -> bool;
+    /// The loop no longer watches.
+    fn unwatched(&self);
+}
 
 /// How to start an engine process.
 #[derive(Clone, Debug)]
@@ -114,12 +137,17 @@ struct Counters {
     engines_started: AtomicU64,
     engines_lost: AtomicU64,
     engines_retired: AtomicU64,
+    /// Frames from engines, and how many of them the host's event loop read.
+    frames: AtomicU64,
+    frames_on_loop: AtomicU64,
 }
 
 struct Host {
     limits: Limits,
     command: EngineCommand,
     config_json: String,
+    /// Where engine output is read on the host's event loop (none: reader threads read it).
+    event_loop: Option<Arc<dyn EventLoop>>,
     state: Mutex<State>,
     wake: Condvar,
     counters: Counters,
@@ -136,12 +164,17 @@ impl Host {
 }
 
 impl ProcessPool {
-    pub fn new(limits: Limits, command: EngineCommand) -> ProcessPool {
+    pub fn new(
+        limits: Limits,
+        command: EngineCommand,
+        event_loop: Option<Arc<dyn EventLoop>>,
+    ) -> ProcessPool {
         let config_json = limits.to_options_json();
         let host = Arc::new(Host {
             limits,
             command,
             config_json,
+            event_loop,
             state: Mutex::new(State::default()),
             wake: Condvar::new(),
             counters: Counters::default(),
@@ -319,6 +352,8 @@ impl Runner for ProcessPool {
             engines_started: c.engines_started.load(Ordering::Relaxed),
             engines_lost,
             engines_retired: c.engines_retired.load(Ordering::Relaxed),
+            engine_frames: c.frames.load(Ordering::Relaxed),
+            engine_frames_on_loop: c.frames_on_loop.load(Ordering::Relaxed),
             crash_loop: state.crash_loop.clone(),
         }
     }

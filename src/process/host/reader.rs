@@ -1,49 +1,32 @@
-//! The reader thread of one engine: decodes its frames and acts on each (a tool call goes to
-//! the run's sink, a result to the run's completion, counters to the engine's record), and
-//! when the engine's output closes, reaps it and fails the runs it held with
-//! `ERR_WORKER_LOST`.
+//! The reader thread of one engine and what is done with each frame (a tool call goes to the
+//! run's sink, a result to the run's completion, counters to the engine's record), whichever
+//! thread read it (`output.rs`); when the engine's output closes, the reader thread reaps it
+//! and fails the runs it held with `ERR_WORKER_LOST`.
 
 use super::dispatch::{pump, write_all};
 use super::monitor::start_failed;
+use super::output::{Ended, EngineOutput};
 use super::spawn::death_cause;
 use super::{Engine, EngineInput, Host, InFlight, State, HEALTHY_AFTER};
 use crate::error::Fault;
 use crate::os;
 use crate::protocol::{
-    max_frame_bytes, read_frame, EngineMessage, HostMessage, MIN_PROTOCOL_VERSION,
-    PROTOCOL_VERSION, SHUTDOWN_DRAIN,
+    EngineMessage, HostMessage, MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SHUTDOWN_DRAIN,
 };
 use crate::run::{Outcome, Report, Stats};
-use std::io::Read;
 use std::process::Child;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
-pub(super) fn read_engine(host: &Arc<Host>, id: u64, stdout: impl Read, child: Child) {
-    let limits = &host.limits;
-    let max_frame = max_frame_bytes(
-        limits.max_code_bytes,
-        limits.max_reply_bytes,
-        limits.max_result_bytes,
-        limits.max_log_bytes,
-    );
-    let mut stdout = std::io::BufReader::with_capacity(64 * 1024, stdout);
-    let protocol_error = loop {
-        let body = match read_frame(&mut stdout, max_frame) {
-            Ok(Some(body)) => body,
-            Ok(None) => break None,
-            Err(e) => break Some(format!("unreadable frame from the engine process: {e}")),
-        };
-        match EngineMessage::decode(&body) {
-            Ok(message) => on_message(host, id, message),
-            Err(e) => break Some(format!("malformed frame from the engine process: {e}")),
-        }
-    };
+pub(super) fn read_engine(host: &Arc<Host>, id: u64, output: &EngineOutput, child: Child) {
+    let Ended(protocol_error) = output.read_until_end(host);
     engine_gone(host, id, child, protocol_error);
 }
 
-fn on_message(host: &Arc<Host>, id: u64, message: EngineMessage) {
+/// Acts on one frame of engine `id`, on whichever thread read it (see `output.rs`): nothing
+/// here blocks or calls into JavaScript synchronously.
+pub(super) fn on_message(host: &Arc<Host>, id: u64, message: EngineMessage) {
     match message {
         EngineMessage::Ready {
             version, workers, ..

@@ -2,6 +2,7 @@
 //! thread that keeps the tail of its stderr, and the cause reported to the runs it held (the
 //! host's reason for killing it, a refusal, the exit status, V8's fatal line).
 
+use super::output::EngineOutput;
 use super::reader::read_engine;
 use super::{Engine, EngineInput, Host, STDERR_TAIL_BYTES};
 use crate::os;
@@ -12,7 +13,8 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-/// Spawns an engine and sends `Hello`; its reader thread takes it from there.
+/// Spawns an engine and sends `Hello`; its reader thread (with the host's event loop, where it
+/// has one) takes it from there.
 pub(super) fn spawn_engine(host: &Arc<Host>) -> Result<(u64, Engine), String> {
     let mut command = Command::new(&host.command.program);
     command
@@ -50,11 +52,17 @@ pub(super) fn spawn_engine(host: &Arc<Host>) -> Result<(u64, Engine), String> {
     let _ = std::thread::Builder::new()
         .name("codemode-engine-stderr".into())
         .spawn(move || keep_tail(stderr, &tail));
+    let output = EngineOutput::new(host, id, stdout).map_err(|e| {
+        os::kill_child(pid);
+        format!("cannot watch the engine's output: {e}")
+    })?;
     let reader_host = host.clone();
+    let reader_output = output.clone();
     std::thread::Builder::new()
         .name("codemode-engine-reader".into())
-        .spawn(move || read_engine(&reader_host, id, stdout, child))
+        .spawn(move || read_engine(&reader_host, id, &reader_output, child))
         .map_err(|e| format!("cannot start a reader thread: {e}"))?;
+    output.offer_to(host.event_loop.as_ref());
     let now = Instant::now();
     Ok((
         id,
