@@ -167,6 +167,45 @@ test("the host's event loop reads the engines' output itself, unless CODEMODE_EN
   assert.equal(byThreads.report.engineFramesOnLoop, 0);
 });
 
+test("executors in worker threads read engine output on the worker's loop, and the worker ends cleanly", async () => {
+  // Each worker's own loop watches its engines; when the worker ends (disposed, not disposed, or
+  // by process.exit() with a run in flight) its loop must be left empty, or Node aborts.
+  const child = await runChild(`
+    const { Worker } = require('node:worker_threads');
+    const source = \`
+      const { workerData, parentPort } = require('node:worker_threads');
+      const lib = require(workerData.lib);
+      (async () => {
+        const ex = new lib.IsolateExecutor({ isolation: 'process', workers: 1 });
+        const out = await ex.execute({
+          code: 'async () => { let s = 0; for (let i = 0; i < 10; i++) s += await t.one(); return s; }',
+          providers: [{ name: 't', tools: ['one'] }],
+          dispatch: async () => JSON.stringify({ result: 1 }),
+        });
+        parentPort.postMessage({ result: out.result, onLoop: ex.stats().engineFramesOnLoop });
+        if (workerData.end === 'dispose') await ex.dispose();
+        if (workerData.end === 'exit') {
+          ex.execute({ code: 'async () => { await new Promise((r) => setTimeout(r, 5000)); }' });
+          await new Promise((r) => setTimeout(r, 100));
+          process.exit(0);
+        }
+      })();
+    \`;
+    const ends = [];
+    for (const end of ['dispose', 'leave', 'exit']) {
+      const worker = new Worker(source, { eval: true, workerData: { lib: require.resolve(${JSON.stringify(require.resolve('../../lib/index.js'))}), end } });
+      let message;
+      worker.on('message', (m) => { message = m; });
+      const code = await new Promise((resolve) => { worker.on('error', () => resolve('error')); worker.on('exit', resolve); });
+      ends.push({ end, code, result: message && message.result, onLoop: message ? message.onLoop >= 11 : false });
+    }
+    report(ends);
+  `, { timeoutMs: 30_000 });
+  assert.equal(child.signal, null, child.stderr);
+  assert.equal(child.code, 0, child.stderr);
+  assert.deepEqual(child.report, ['dispose', 'leave', 'exit'].map((end) => ({ end, code: 0, result: 10, onLoop: true })));
+});
+
 test('a frame larger than the pipe, sent to an engine that stopped reading, never blocks the host', async () => {
   const child = await runChild(`
     const ex = new lib.IsolateExecutor({ isolation: 'process', workers: 2, heartbeatIntervalMs: 20, heartbeatTimeoutMs: 300 });

@@ -134,7 +134,6 @@ impl EngineOutput {
         if let Some(ended) = &reading.ended {
             return Some(ended.clone());
         }
-        let mut frames = 0u64;
         let mut fills = 0;
         let ended = loop {
             let Reading { pipe, buffer, .. } = &mut *reading;
@@ -155,7 +154,7 @@ impl EngineOutput {
                     break Some(Ended(Some(error)));
                 }
             }
-            if let Err(error) = self.act_on_frames(host, buffer, &mut frames) {
+            if let Err(error) = self.act_on_frames(host, buffer, on_loop) {
                 break Some(Ended(Some(error)));
             }
             fills += 1;
@@ -163,11 +162,6 @@ impl EngineOutput {
                 break None;
             }
         };
-        let counters = &host.counters;
-        counters.frames.fetch_add(frames, Ordering::Relaxed);
-        if on_loop {
-            counters.frames_on_loop.fetch_add(frames, Ordering::Relaxed);
-        }
         if let Some(ended) = &ended {
             reading.ended = Some(ended.clone());
             self.wake.notify();
@@ -180,15 +174,20 @@ impl EngineOutput {
         &self,
         host: &Arc<Host>,
         buffer: &mut FrameBuffer,
-        frames: &mut u64,
+        on_loop: bool,
     ) -> Result<(), String> {
+        let counters = &host.counters;
         loop {
             let body = match buffer.next_frame(self.max_frame) {
                 Ok(Some(body)) => body,
                 Ok(None) => return Ok(()),
                 Err(e) => return Err(format!("unreadable frame from the engine process: {e}")),
             };
-            *frames += 1;
+            // Counted before it is acted on: whoever sees a run's result sees its frames counted.
+            counters.frames.fetch_add(1, Ordering::Relaxed);
+            if on_loop {
+                counters.frames_on_loop.fetch_add(1, Ordering::Relaxed);
+            }
             match EngineMessage::decode(&body) {
                 Ok(message) => on_message(host, self.id, message),
                 Err(e) => return Err(format!("malformed frame from the engine process: {e}")),
