@@ -230,8 +230,8 @@ export interface ExecutorStats {
   enginesRetired: number
   /**
    * 'process' isolation: frames the engines sent, and how many of them the host's event loop
-   * read itself (on Node; the rest went through the engines' reader threads, which read while
-   * the loop is busy). Both 0 in 'thread'.
+   * read itself (on Node; the rest went through the engines' reader threads, which read what the
+   * loop leaves waiting for 10-20 ms while it is busy). Both 0 in 'thread'.
    */
   engineFrames: number
   engineFramesOnLoop: number
