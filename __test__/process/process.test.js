@@ -167,6 +167,30 @@ test("the host's event loop reads the engines' output itself, unless CODEMODE_EN
   assert.equal(byThreads.report.engineFramesOnLoop, 0);
 });
 
+test("an idle executor's host threads stay asleep while the event loop watches its engine", async () => {
+  // The reader thread looks for bytes the loop left unread every 10 ms only while its engine
+  // holds runs; idle, every quarter heartbeat timeout (at most 250 ms). Counted from the host's
+  // threads named codemode-engine-* (reader, stderr reader, monitor; /proc truncates the name).
+  const child = await runChild(`
+    const fs = require('node:fs');
+    const switches = () => fs.readdirSync('/proc/self/task')
+      .filter((tid) => fs.readFileSync('/proc/self/task/' + tid + '/comm', 'utf8').startsWith('codemode-engine'))
+      .map((tid) => Number(/voluntary_ctxt_switches:\\s+(\\d+)/.exec(fs.readFileSync('/proc/self/task/' + tid + '/status', 'utf8'))[1]))
+      .reduce((a, b) => a + b, 0);
+    const ex = new lib.IsolateExecutor({ isolation: 'process', workers: 1 });
+    await ex.execute({ code: 'async () => 1' });
+    await new Promise((r) => setTimeout(r, 300));
+    const before = switches();
+    await new Promise((r) => setTimeout(r, 1000));
+    report({ wakeUps: switches() - before, onLoop: ex.stats().engineFramesOnLoop > 0 });
+    await ex.dispose();
+  `);
+  assert.equal(child.code, 0, child.stderr);
+  assert.ok(child.report.onLoop, 'the loop did not read');
+  // Monitor: 4 a second; reader: 4; a pong or two. Looking every 10 ms would be over 100.
+  assert.ok(child.report.wakeUps < 40, `${child.report.wakeUps} wake-ups in an idle second`);
+});
+
 test("executors in worker threads read engine output on the worker's loop, and the worker ends cleanly", async () => {
   // Each worker's own loop watches its engines; when the worker ends (disposed, not disposed, or
   // by process.exit() with a run in flight) its loop must be left empty, or Node aborts.

@@ -25,6 +25,10 @@ use std::time::Duration;
 /// How often the reader thread looks for bytes the event loop has left waiting (it reads them
 /// once they have waited a whole period: a busy loop delays frames by at most two periods).
 pub(super) const LOOP_CHECK: Duration = Duration::from_millis(10);
+/// The longest period between two looks while the engine holds no run (only pongs are then
+/// expected); a quarter of the heartbeat timeout when that is shorter, so a blocked loop never
+/// costs a healthy engine its life.
+const IDLE_CHECK: Duration = Duration::from_millis(250);
 /// Reads of one drain on the event loop (64 KiB each): a flood of output is taken in slices,
 /// so the loop's other work is not held up by it (the descriptor stays readable meanwhile).
 const FILLS_PER_DRAIN: usize = 16;
@@ -97,7 +101,7 @@ impl EngineOutput {
     pub(super) fn read_until_end(&self, host: &Arc<Host>) -> Ended {
         // While the loop watches, this thread does not wait on the pipe: two threads woken by
         // one frame made the loop's thread wait for a core (measured: 2 ms instead of 0.2 at
-        // an agent's pace). It looks every `LOOP_CHECK` instead, and reads only bytes the loop
+        // an agent's pace). It looks every `check_period` instead, and reads only bytes the loop
         // has left waiting since the previous look.
         let mut left_waiting = false;
         let mut turns_then = 0;
@@ -107,7 +111,7 @@ impl EngineOutput {
                 return ended;
             }
             if self.loop_watching.load(Ordering::SeqCst) {
-                if self.wake.wait(LOOP_CHECK) {
+                if self.wake.wait(self.check_period(host)) {
                     left_waiting = false;
                     continue;
                 }
@@ -125,6 +129,18 @@ impl EngineOutput {
             if let Some(ended) = self.drain(host, false) {
                 return ended;
             }
+        }
+    }
+
+    /// How long the reader thread waits between two looks while the loop watches: short while
+    /// the engine holds runs (their frames should not wait on a busy loop for long), longer
+    /// while it is idle, so an idle host is not woken 100 times a second per engine.
+    fn check_period(&self, host: &Host) -> Duration {
+        let holds_runs = host.lock().runs.values().any(|run| run.engine == self.id);
+        if holds_runs {
+            LOOP_CHECK
+        } else {
+            (host.limits.heartbeat_timeout / 4).clamp(LOOP_CHECK, IDLE_CHECK)
         }
     }
 
