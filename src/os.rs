@@ -234,9 +234,8 @@ pub fn own_library_path() -> Option<PathBuf> {
     if found == 0 || info.dli_fname.is_null() {
         return None;
     }
-    // SAFETY: on success dli_fname points at the NUL-terminated path of the loaded object,
-    // owned by the loader and valid while the object stays loaded (for the process's life: an
-    // addon is never unloaded).
+    // SAFETY: on success dli_fname is the loaded object's NUL-terminated path, owned by the
+    // loader and valid while the object is loaded (for the process's life: never unloaded).
     let name = unsafe { CStr::from_ptr(info.dli_fname) };
     let path = PathBuf::from(OsStr::from_bytes(name.to_bytes()));
     Some(std::fs::canonicalize(&path).unwrap_or(path))

@@ -209,7 +209,7 @@ impl NodeLoop {
         let hook_arg = Arc::into_raw(shared.clone());
         let mut hook = std::ptr::null_mut();
         // SAFETY: a valid env on its own thread; `hook_arg` stays alive until the hook is
-        // removed (`finish_if_closed` takes the reference back then).
+        // removed (`closed_one` takes the reference back then).
         let status = unsafe {
             sys::napi_add_async_cleanup_hook(
                 env.raw(),
@@ -389,9 +389,10 @@ unsafe extern "C" fn on_environment_end(
     _hook: sys::napi_async_cleanup_hook_handle,
     arg: *mut c_void,
 ) {
+    // Once the last close callback ran, `closed_one` removes the hook: Node then knows the
+    // loop is empty.
     // SAFETY: the hook's argument is the reference `NodeLoop::new` leaked for it, held until
-    // the hook is removed (which cannot have happened: Node is calling it). Once the last
-    // close callback ran, `closed_one` removes the hook, which tells Node the loop is empty.
+    // the hook is removed (not yet: Node is calling it).
     let shared = unsafe { borrow_shared(arg) };
     shared.close();
 }

@@ -24,7 +24,7 @@ use std::time::Duration;
 
 /// How often the reader thread looks for bytes the event loop has left waiting (it reads them
 /// once they have waited a whole period: a busy loop delays frames by at most two periods).
-pub(super) const LOOP_CHECK: Duration = Duration::from_millis(10);
+const LOOP_CHECK: Duration = Duration::from_millis(10);
 /// The longest period between two looks while the engine holds no run (only pongs are then
 /// expected); a quarter of the heartbeat timeout when that is shorter, so a blocked loop never
 /// costs a healthy engine its life.
