@@ -50,8 +50,10 @@ const RUNAWAY = 'async () => { for (;;) {} }';
 
 test('admission: a healthy run is served while runaways hold every worker, and the extra workers leave afterwards', async () => {
   // One worker, three runaways at a 3 s CPU budget: queued behind them, the healthy run would
-  // wait for their budgets one after another (~9 s).
-  const ex = new IsolateExecutor({ workers: 1, overflowWorkers: 4, timeout: 20_000, cpuTimeMs: 3000 });
+  // wait for their budgets one after another (~9 s). The wall timeout is far above the CPU
+  // budget: the workers run at nice 10, so beside other CPU-bound work (a compiler) three
+  // runaways can take over 20 s of wall time to use 3 s of CPU each.
+  const ex = new IsolateExecutor({ workers: 1, overflowWorkers: 4, timeout: 60_000, cpuTimeMs: 3000 });
   try {
     await ex.execute({ code: 'async () => 0' });
     const base = workerThreads();
