@@ -3,9 +3,10 @@
 // RESULTS.md (renderReport). The summary is also written as JSON, so the Markdown is only a view.
 
 const { summarize, median } = require('./stats.js');
+const { W7_CALLS } = require('./workloads.js');
 
 const MB = 1024 * 1024;
-const LATENCY = ['W1', 'W6', 'W2', 'W3', 'W5'];
+const LATENCY = ['W1', 'W6', 'W2', 'W7', 'W3', 'W5'];
 const REFERENCES = [
   { id: 'node-vm', label: 'node:vm' },
   { id: 'isolated-vm', label: 'isolated-vm' },
@@ -69,11 +70,17 @@ function summarizeResults(run, results) {
       childProcesses: Math.max(0, ...run.order.map((k) => (rows[peer.id][k] ? rows[peer.id][k].childProcesses : 0))),
     };
   }
+  // Two figures per peer: (W2 − W1) / 10, ten calls' share of a run that also makes a fresh
+  // context and goes through cold code; and (W7 − W2) / (W7_CALLS − 10), the cost of one more
+  // call in a run already under way, where those cancel out.
   const toolCall = {};
+  const toolCallWarm = {};
   for (const peer of run.peers) {
     const w1 = cost(peer.id, 'W1');
     const w2 = cost(peer.id, 'W2');
+    const w7 = cost(peer.id, 'W7');
     toolCall[peer.id] = (w2 - w1) / 10;
+    toolCallWarm[peer.id] = (w7 - w2) / (W7_CALLS - 10);
   }
   const idle = {};
   for (const [id, byWorkers] of Object.entries(run.idle)) {
@@ -88,7 +95,7 @@ function summarizeResults(run, results) {
       error: (one && one.error) || (many && many.error),
     };
   }
-  return { ...run, rows, ratios, memory, toolCall, idleSummary: idle };
+  return { ...run, rows, ratios, memory, toolCall, toolCallWarm, idleSummary: idle };
 }
 
 // ---- Markdown ----
@@ -163,8 +170,11 @@ function ratioTable(s) {
 }
 
 function toolCallTable(s) {
-  const rows = s.peers.filter((p) => Number.isFinite(s.toolCall[p.id])).map((p) => [p.label, fmt(s.toolCall[p.id])]);
-  return table(['peer', '(W2 − W1) / 10, ms per tool call'], rows);
+  const warm = s.toolCallWarm || {};
+  const rows = s.peers
+    .filter((p) => Number.isFinite(s.toolCall[p.id]) || Number.isFinite(warm[p.id]))
+    .map((p) => [p.label, fmt(s.toolCall[p.id]), fmt(warm[p.id])]);
+  return table(['peer', '(W2 − W1) / 10, ms per call', `(W7 − W2) / ${W7_CALLS - 10}, ms per call`], rows);
 }
 
 function idleSection(s) {
@@ -257,12 +267,15 @@ ${s.probe.isolation ? '' : `Our build does not have the \`isolation\` option yet
   exits inside a batch loses its time.
 - RSS: the child's RSS plus its descendants', read at the end of each batch. A reading includes
   what the process kept from earlier batches (the W4 bursts above all), so the table gives the
-  steady level (median of the readings after W1, W6, W2, W3, W5), the median after W4 bursts, and
-  the peak.
+  steady level (median of the readings after every workload but W4), the median after W4
+  bursts, and the peak.
 - Ratios divide medians (W4: time per run, i.e. inverse throughput) by the reference peer's from
   the same run; above 1× is slower. W3 is also compared with the same loop in plain node, by
   wall time and by CPU per run (the steadier of the two when other work takes the cores).
-- Tool-call round trip: (median W2 − median W1) / 10.
+- Tool-call round trip, two ways: (median W2 − median W1) / 10, the calls' share of a short run
+  (it includes what the calls cost in a fresh context, and on a busy machine the CPU the pool
+  spends making the next isolates), and (median W7 − median W2) / ${W7_CALLS - 10}, what one more call
+  costs in a run already under way (the round trip itself).
 - Idle memory per warm isolate (ours): RSS (child + descendants) of an executor with
   \`workers: 32\` minus one with \`workers: 1\`, each in a fresh process after every worker has run
   programs concurrently and the pool has settled for 1 s, divided by 31.
@@ -295,6 +308,9 @@ ${ratioTable(s)}
 ## Tool-call round trip
 
 ${toolCallTable(s)}
+
+The first column is what ten calls add to a fresh run; the second, one call more in a run
+already making calls (W7 makes ${W7_CALLS}, W2 makes 10, both from a fresh context).
 
 ## Idle memory per warm isolate (ours)
 

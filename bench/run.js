@@ -57,19 +57,19 @@ const PRESETS = {
   full: {
     rounds: 5,
     budgetMs: 2000,
-    maxRuns: { W1: 300, W6: 150, W2: 200, W3: 20, W5: 40 },
+    maxRuns: { W1: 300, W6: 150, W2: 200, W7: 100, W3: 20, W5: 40 },
     burst: 500,
-    warmUp: { W1: 20, W6: 5, W2: 10, W3: 2, W5: 3, W4: 50 },
+    warmUp: { W1: 20, W6: 5, W2: 10, W7: 3, W3: 2, W5: 3, W4: 50 },
   },
   quick: {
     rounds: 1,
     budgetMs: 250,
-    maxRuns: { W1: 50, W6: 20, W2: 30, W3: 3, W5: 5 },
+    maxRuns: { W1: 50, W6: 20, W2: 30, W7: 10, W3: 3, W5: 5 },
     burst: 500,
-    warmUp: { W1: 5, W6: 2, W2: 3, W3: 1, W5: 1, W4: 20 },
+    warmUp: { W1: 5, W6: 2, W2: 3, W7: 1, W3: 1, W5: 1, W4: 20 },
   },
 };
-const ORDER = ['W1', 'W6', 'W2', 'W3', 'W5', 'W4'];
+const ORDER = ['W1', 'W6', 'W2', 'W7', 'W3', 'W5', 'W4'];
 
 function main() {
   const args = parseArgs(process.argv.slice(2));

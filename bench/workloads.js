@@ -63,6 +63,11 @@ function cpuLoopValue(iterations) {
 }
 
 const W2_CODE = 'async () => { let s = 0; for (let i = 0; i < 10; i++) s += (await tools.get({ i })).v; return s; }';
+// W7: the same loop ten times as long. (W7 − W2) / 90 is what one more call costs once a run is
+// under way: the fresh context and the first calls through cold code are paid in both runs and
+// cancel out, so it is the round trip itself (what W2 − W1 mixes with the cold start).
+const W7_CALLS = 100;
+const W7_CODE = `async () => { let s = 0; for (let i = 0; i < ${W7_CALLS}; i++) s += (await tools.get({ i })).v; return s; }`;
 
 // Builds the workload table; W3 needs the calibrated iteration count.
 function workloads(cpuIterations) {
@@ -86,6 +91,11 @@ function workloads(cpuIterations) {
       code: W2_CODE,
       expected: 45,
     },
+    W7: {
+      title: `${W7_CALLS} sequential awaited tool calls`,
+      code: W7_CODE,
+      expected: (W7_CALLS * (W7_CALLS - 1)) / 2,
+    },
     W3: {
       title: 'CPU loop (~50 ms on plain node)',
       code: cpuLoopProgram(cpuIterations),
@@ -108,5 +118,5 @@ function workloads(cpuIterations) {
 const W5_REPLY_BYTES = JSON.stringify({ result: { rows: ROWS } }).length;
 
 module.exports = {
-  workloads, hostTools, dispatchJson, TOOL_NAMES, cpuLoopProgram, cpuLoopValue, W5_REPLY_BYTES,
+  workloads, hostTools, dispatchJson, TOOL_NAMES, cpuLoopProgram, cpuLoopValue, W5_REPLY_BYTES, W7_CALLS,
 };
