@@ -191,6 +191,38 @@ test("an idle executor's host threads stay asleep while the event loop watches i
   assert.ok(child.report.wakeUps < 40, `${child.report.wakeUps} wake-ups in an idle second`);
 });
 
+test("while one run makes tool calls, the engine's reader thread stands aside: the run reads its own replies", async () => {
+  // The awaiting run reads the engine's input itself. The reader thread used to wait on the
+  // input beside it, so each reply woke both (a second wake-up paid by the host's write); with
+  // one run in progress it now stands aside, looking every 2 ms, and its wake-ups no longer
+  // grow with the calls. Counted in the engine: its reader and writer threads (/proc truncates
+  // both names to codemode-engine).
+  const ex = new IsolateExecutor({ isolation: 'process', workers: 1 });
+  try {
+    await ex.execute({ code: 'async () => 1' });
+    const [pid] = ex.stats().enginePids;
+    const switches = () => fs.readdirSync(`/proc/${pid}/task`)
+      .filter((tid) => fs.readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').startsWith('codemode-engine'))
+      .map((tid) => Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8'))[1]))
+      .reduce((a, b) => a + b, 0);
+    const calls = 400;
+    const before = switches();
+    const out = await ex.execute({
+      code: `async () => { let s = 0; for (let i = 0; i < ${calls}; i++) s += await t.one(); return s; }`,
+      providers: [{ name: 't', tools: ['one'] }],
+      dispatch: async () => JSON.stringify({ result: 1 }),
+    });
+    const wakeUps = switches() - before;
+    assert.equal(out.error, undefined);
+    assert.equal(out.result, calls);
+    // Before: at least one per reply (over 400). Now: the run's start and end, and one look per
+    // 2 ms of the run.
+    assert.ok(wakeUps < calls / 3, `${wakeUps} wake-ups of the engine's reader and writer for ${calls} tool calls`);
+  } finally {
+    await ex.dispose();
+  }
+});
+
 test("executors in worker threads read engine output on the worker's loop, and the worker ends cleanly", async () => {
   // Each worker's own loop watches its engines; when the worker ends (disposed, not disposed, or
   // by process.exit() with a run in flight) its loop must be left empty, or Node aborts.

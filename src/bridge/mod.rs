@@ -51,6 +51,10 @@ pub trait InputPump: Send + Sync {
     /// `wake_at` passed, `None` when another thread already waits this way (or the input is
     /// closed): the caller then waits as usual.
     fn lead(&self, ready: &dyn Fn() -> bool, wake_at: Option<std::time::Instant>) -> Option<bool>;
+
+    /// The calling run has ended: it will neither read nor lead again, so whoever stood aside
+    /// for it must read the input again.
+    fn run_ended(&self) {}
 }
 
 /// What a waiting run can receive from the host side.

@@ -38,6 +38,11 @@ impl LocalRunner {
     pub fn set_input_pump(&self, pump: Arc<dyn InputPump>) {
         self.pool.set_input_pump(pump);
     }
+
+    /// The runs in progress now (retained isolates' runs included).
+    pub fn runs_in_progress(&self) -> usize {
+        self.pool.runs_in_progress()
+    }
 }
 
 impl Runner for LocalRunner {

@@ -213,6 +213,11 @@ impl Pool {
         self.shared.disposed.load(Ordering::Acquire)
     }
 
+    /// The runs in progress (retained isolates' runs included), read without a lock.
+    pub fn runs_in_progress(&self) -> usize {
+        self.shared.counters.busy.load(Ordering::Acquire)
+    }
+
     /// The pool's counters (the process-level fields stay empty).
     pub fn stats(&self) -> Stats {
         let c = &self.shared.counters;

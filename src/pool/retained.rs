@@ -1,7 +1,7 @@
 //! A thread that holds a retained isolate (`retainHandles`): further runs in the same global
 //! scope until the handle is disposed, idles past `retained_idle`, or a run ends by a bound.
 
-use super::worker::{keepable, supervised_run};
+use super::worker::{keepable, run_ended, supervised_run};
 use super::{panic_text, Job, Shared};
 use crate::error::Fault;
 use crate::sandbox::Sandbox;
@@ -75,6 +75,7 @@ pub(super) fn hold_retained(
                 if completion.finish(Ok(report)) {
                     shared.counters.completed.fetch_add(1, Ordering::Relaxed);
                 }
+                run_ended(shared);
                 if !usable {
                     break "its last run was ended by a bound";
                 }

@@ -189,6 +189,14 @@ impl InputPump for RunPump<'_> {
     }
 }
 
+/// Tells the engine's input that a run ended (after its answer, off its latency path): a reader
+/// that stood aside while it was the only run reads again.
+pub(super) fn run_ended(shared: &Shared) {
+    if let Some(pump) = shared.input_pump.get() {
+        pump.run_ended();
+    }
+}
+
 fn worker_main(shared: Arc<Shared>, id: usize) {
     crate::os::lower_thread_priority(shared.limits.worker_nice);
     let mut warm: Option<Sandbox> = None;
@@ -442,6 +450,7 @@ fn run_job(
     if request.completion.finish(Ok(report)) {
         shared.counters.completed.fetch_add(1, Ordering::Relaxed);
     }
+    run_ended(shared);
     // The caller's thread was just woken to take the answer, possibly onto this CPU, and this
     // thread (below the host's priority) is about to spend a millisecond or more replacing its
     // isolate. Without yielding, the scheduler can let that run before the woken thread
