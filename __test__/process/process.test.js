@@ -223,6 +223,31 @@ test("while one run makes tool calls, the engine's reader thread stands aside: t
   }
 });
 
+test("a run submitted while the only other run computes starts at once, though the engine's reader stood aside", async () => {
+  // The first run awaits replies that come late (so it leads and the reader stands aside), then
+  // computes for 800 ms without reading the input. The second run's Execute must still be read
+  // within the reader's 2 ms look (and then wake it back), not when the first run ends.
+  const ex = new IsolateExecutor({ isolation: 'process', workers: 2 });
+  try {
+    await ex.execute({ code: 'async () => 1' });
+    const first = ex.execute({
+      code: 'async () => { for (let i = 0; i < 30; i++) await t.slow(); const end = Date.now() + 800; while (Date.now() < end) {} return 1; }',
+      providers: [{ name: 't', tools: ['slow'] }],
+      dispatch: () => new Promise((resolve) => setTimeout(() => resolve(JSON.stringify({ result: 1 })), 3)),
+    });
+    // Well inside the first run's computing (30 awaits of about 3 ms, then 800 ms).
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const started = Date.now();
+    const second = await ex.execute({ code: 'async () => 2' });
+    const waited = Date.now() - started;
+    assert.equal(second.result, 2);
+    assert.ok(waited < 300, `the second run took ${waited} ms beside a computing run`);
+    assert.equal((await first).result, 1);
+  } finally {
+    await ex.dispose();
+  }
+});
+
 test("executors in worker threads read engine output on the worker's loop, and the worker ends cleanly", async () => {
   // Each worker's own loop watches its engines; when the worker ends (disposed, not disposed, or
   // by process.exit() with a run in flight) its loop must be left empty, or Node aborts.
