@@ -318,8 +318,7 @@ impl HostFrames {
     /// standing aside only once that run leads (a run that never awaits long enough to lead,
     /// as most short ones, is not worth waking the reader for at its end).
     fn may_stand_by(&self, already: bool) -> bool {
-        self.reader_wake.is_some()
-            && self.engine.runner.runs_in_progress() == 1
+        self.engine.runner.runs_in_progress() == 1
             && (already || self.leader.load(Ordering::SeqCst))
     }
 
