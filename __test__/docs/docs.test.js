@@ -1,9 +1,15 @@
 'use strict';
-// The documentation is kept true by running it (issue 18):
-// - every fenced block marked ```js run in README.md and docs/ is extracted and run as a program
-//   of its own (an ES module inside this checkout, so `@supolka/codemode-executor` resolves to
-//   this package and `require` works too; mock models and local tools only, no network): a
-//   sample that stops working fails here;
+// The documentation is kept true by running it (issues 18 and 33):
+// - every fenced block marked ```<kind> run in README.md and docs/ is a complete program, run
+//   exactly as written: the test writes it verbatim to a file of the kind its fence names
+//   (`mjs` → `sample.mjs`, `cjs` → `.cjs`, `js` → `.js`) in a temporary project whose
+//   node_modules links this checkout as @supolka/codemode-executor beside its peer dependencies
+//   (`ai`, the MCP SDK), and runs that file with `node` in a child process, injecting nothing
+//   (no `require` shim, no wrapper). Mock models and local tools only, no network: a sample
+//   that stops working, or that only works pasted somewhere else, fails here;
+// - the convention is one kind for every sample: an ES module (```mjs run: a file such as
+//   `first.mjs`, with `import` and top-level `await`), which every supported Node runs as is;
+//   examples/first-run.mjs (`npm run example`) is the README's first one;
 // - every relative link between documents points at a file that exists, and at a heading that
 //   exists when it names one;
 // - every page in docs/ says in its first lines who it is for and what decision it helps make
@@ -11,6 +17,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 
@@ -65,24 +72,57 @@ function anchors(file) {
   return new Set([...text.matchAll(/^#{1,6}\s+(.+)$/gm)].map((m) => slug(m[1])));
 }
 
+// A runnable sample's fence: its language names the kind of file it is written as.
+const RUN_FENCE = /^(js|mjs|cjs)\s+run\b/;
+const EXTENSION = { js: '.js', mjs: '.mjs', cjs: '.cjs' };
+// The one kind every runnable sample is written as (see the header).
+const CONVENTION = 'mjs';
+
 const SAMPLES = PAGES.flatMap((page) => fences(fs.readFileSync(path.join(ROOT, page), 'utf8'))
-  .filter((f) => /^js\s+run\b/.test(f.info))
-  .map((f) => ({ page, ...f })));
+  .map((f) => ({ page, ...f, kind: (RUN_FENCE.exec(f.info) || [])[1] }))
+  .filter((f) => f.kind !== undefined));
 
 test('the documentation has runnable samples to check', () => {
   assert.ok(SAMPLES.length >= 10, `only ${SAMPLES.length} runnable samples found`);
 });
 
-// Each sample runs as its own ES module in a folder of this checkout (ignored by git).
-const RUN_DIR = path.join(ROOT, '.docs-run');
-const PRELUDE = "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);\n";
+test(`every runnable sample is written as one kind of file: \`\`\`${CONVENTION} run (an ES module)`, () => {
+  const other = SAMPLES.filter((s) => s.kind !== CONVENTION).map((s) => `${s.page}:${s.line} (\`\`\`${s.info})`);
+  assert.deepEqual(other, []);
+});
+
+test("examples/first-run.mjs (`npm run example`) is the README's first example as written", () => {
+  const first = SAMPLES.find((s) => s.page === 'README.md');
+  const example = fs.readFileSync(path.join(ROOT, 'examples', 'first-run.mjs'), 'utf8');
+  assert.ok(example.includes(`${first.body}\n`), `examples/first-run.mjs differs from README.md:${first.line}`);
+});
+
+// A project as a user has it after `npm install @supolka/codemode-executor` and the peer
+// dependencies: node_modules links, nothing else (no package.json: a file's own extension
+// decides its kind). Made once, removed at the end.
+let project;
+function sampleProject() {
+  if (project !== undefined) return project;
+  project = fs.mkdtempSync(path.join(os.tmpdir(), 'codemode-docs-'));
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  const links = [[pkg.name, ROOT], ...Object.keys(pkg.peerDependencies || {}).map((name) => [name, path.join(ROOT, 'node_modules', name)])];
+  for (const [name, target] of links) {
+    const at = path.join(project, 'node_modules', ...name.split('/'));
+    fs.mkdirSync(path.dirname(at), { recursive: true });
+    fs.symlinkSync(target, at, 'dir');
+  }
+  return project;
+}
+test.after(() => {
+  if (project !== undefined) fs.rmSync(project, { recursive: true, force: true });
+});
 
 for (const sample of SAMPLES) {
-  test(`${sample.page}:${sample.line} runs`, { timeout: 120_000 }, () => {
-    fs.mkdirSync(RUN_DIR, { recursive: true });
-    const file = path.join(RUN_DIR, `${sample.page.replace(/[/.]/g, '_')}_${sample.line}.mjs`);
-    fs.writeFileSync(file, PRELUDE + sample.body + '\n');
-    const result = spawnSync(process.execPath, [file], { cwd: ROOT, encoding: 'utf8', timeout: 90_000 });
+  test(`${sample.page}:${sample.line} runs as written, as a ${EXTENSION[sample.kind]} file`, { timeout: 120_000 }, () => {
+    const dir = sampleProject();
+    const file = path.join(dir, `${sample.page.replace(/[/.]/g, '_')}_${sample.line}${EXTENSION[sample.kind]}`);
+    fs.writeFileSync(file, sample.body + '\n');
+    const result = spawnSync(process.execPath, [file], { cwd: dir, encoding: 'utf8', timeout: 90_000 });
     assert.equal(result.status, 0, `${sample.page}:${sample.line} exited ${result.status ?? result.signal}\n${(result.stderr || '').slice(-3000)}\n${(result.stdout || '').slice(-1000)}`);
   });
 }
