@@ -150,10 +150,10 @@ export interface TimingPhase {
 /**
  * What ended a failed run: `syntax` (does not compile), `program` (threw or rejected), `timeout`
  * (wall clock), `memory` (`memoryLimitMb`), `bound` (another bound, named in `errorBound`),
- * `cancelled`, `unsettleable` (awaits what nothing can settle). A cancelled run rejects with the
- * signal's reason instead of resolving.
+ * `unsettleable` (awaits what nothing can settle). A run cancelled through its `signal` is not
+ * among them: it rejects with the signal's reason instead of resolving.
  */
-export type ErrorKind = 'syntax' | 'program' | 'timeout' | 'memory' | 'bound' | 'cancelled' | 'unsettleable'
+export type ErrorKind = 'syntax' | 'program' | 'timeout' | 'memory' | 'bound' | 'unsettleable'
 
 export interface NativeExecuteResult {
   /** The program's value (JSON data); `undefined` when it returned nothing or failed. */
@@ -677,6 +677,11 @@ export interface CreateCodemodeRuntimeOptions {
   executor: Executor
   connectors: CodemodeConnector<any>[]
   /**
+   * Cloudflare's Durable Object state, accepted and ignored so that a runtime written for
+   * Cloudflare compiles and runs unchanged: the store is `path` or `store` here.
+   */
+  ctx?: unknown
+  /**
    * The SQLite file that holds executions, call logs and snippets. Default `.codemode/runtime.db`
    * under the working directory; `':memory:'` for a private store. Processes that open the same
    * file share the runtime: any of them can approve, reject, resume or roll back any run.
@@ -690,7 +695,7 @@ export interface CreateCodemodeRuntimeOptions {
    * the run kept for `recover()`).
    */
   store?: string | PostgresStoreOptions
-  /** The runtime's identity within the file (`^[a-zA-Z0-9_.-]+$`). Default `"default"`. */
+  /** The runtime's identity within the store, file or database (`^[a-zA-Z0-9_.-]+$`). Default `"default"`. */
   name?: string
   /** Terminal executions kept; older ones are pruned when a run begins. Default 50. */
   maxExecutions?: number
@@ -809,9 +814,10 @@ export interface CodemodeRuntimeHandle {
 }
 
 /**
- * The durable Code Mode runtime over a SQLite file: Cloudflare's `createCodemodeRuntime` with
- * `path` in place of the Durable Object `ctx`. Throws at once for a connector named `codemode`
- * or a repeated name; an invalid `name` throws at the first method that touches the store.
+ * The durable Code Mode runtime over a SQLite file (`path`) or a PostgreSQL database (`store`):
+ * Cloudflare's `createCodemodeRuntime` with the store in place of the Durable Object's `ctx`
+ * (which is accepted and ignored). Throws at once for a connector named `codemode` or a repeated
+ * name; an invalid `name` throws at the first method that touches the store.
  */
 export declare function createCodemodeRuntime(options: CreateCodemodeRuntimeOptions): CodemodeRuntimeHandle
 

@@ -1,6 +1,9 @@
 // A realistic TypeScript program against the installed package, checked by the install test
 // with `tsc --strict --noEmit` (never run). It uses both execute forms, the durable runtime,
 // runtime.tool() with the AI SDK, connectors that return AI SDK tool() objects, and the stats.
+// It also holds the types to what the code does: a runtime migrated from Cloudflare keeps its
+// `ctx` (accepted and ignored), and `errorKind` has no value no run resolves with
+// (`@ts-expect-error` lines fail the check when the types allow what they should refuse).
 import {
   IsolateExecutor,
   createCodemodeRuntime,
@@ -10,6 +13,7 @@ import {
   CodemodeExecutorError,
   ErrorCodes,
   type ConnectorTools,
+  type ErrorKind,
   type ExecutorStats,
   type ProxyToolOutput,
 } from '@supolka/codemode-executor';
@@ -57,6 +61,25 @@ const aiTools: ToolSet = {
 const math: ToolSetConnector = toolSetConnector({ tools: aiTools, name: 'math' });
 const math2: ToolSetConnector = toolSetConnector(undefined, { tools: aiTools });
 
+// A Durable Object's runtime as written for Cloudflare, moved here as it is: `ctx` stays.
+class Agent {
+  constructor(private readonly ctx: { id: { toString(): string } }) {}
+  runtime() {
+    return createCodemodeRuntime({ ctx: this.ctx, executor, connectors: [new Weather()], path: ':memory:' });
+  }
+}
+
+// What ended a failed run; a cancelled run rejects instead, so `cancelled` is not among them.
+function describeFailure(kind: ErrorKind): string {
+  switch (kind) {
+    case 'syntax': case 'program': case 'timeout': case 'memory': case 'bound': case 'unsettleable': return kind;
+  }
+  const never: never = kind;
+  return never;
+}
+// @ts-expect-error no run resolves with errorKind 'cancelled'
+const cancelled: ErrorKind = 'cancelled';
+
 async function main(): Promise<void> {
   // Native form: tool calls as JSON text.
   const native = await executor.execute({
@@ -94,7 +117,7 @@ async function main(): Promise<void> {
   } catch (error) {
     if (error instanceof CodemodeExecutorError && error.code === ErrorCodes.INVALID_ARGUMENT) void error.message;
   }
-  void [n, ms, logs, codeTool, pending, retired];
+  void [n, ms, logs, codeTool, pending, retired, new Agent({ id: 'agent-1' }).runtime(), describeFailure, cancelled];
 
   // Programs as models write them: a TypeScript module with params, live logs, the phases.
   {
