@@ -95,40 +95,48 @@ function withGlobalsHint(message, setup) {
 const STORE_UNAVAILABLE = 'ERR_STORE_UNAVAILABLE';
 const storeUnreachable = (error) => error !== null && typeof error === 'object' && error.code === STORE_UNAVAILABLE;
 
+// Keeps `call` (a promise) in `pass.inFlight` until it settles, and returns it.
+function track(pass, call) {
+  pass.inFlight.add(call);
+  call.then(() => pass.inFlight.delete(call), () => pass.inFlight.delete(call));
+  return call;
+}
+
+// Waits until every call the pass started has settled (its result recorded, or its failure
+// reported), calls started meanwhile included.
+async function callsEnded(pass) {
+  while (pass.inFlight.size > 0) await Promise.allSettled([...pass.inFlight]);
+}
+
 // Connector bindings for one pass: each call takes the next seq, asks the store, and runs,
 // replays or pauses. A binding never rejects: failures become the error marker, and a store that
 // cannot be reached pauses the program and is kept in `pass.storeFault`. Calls under way are
-// kept in `pass.inFlight`, so a pass interrupted by the machinery can wait for their effects to
-// be recorded before it lets the run go.
+// kept in `pass.inFlight`: the pass answers, and lets the run go, only once they have ended and
+// been recorded, however it ends (issue 33).
 function connectorBindings(setup, facet, id, cursor, pass) {
   return setup.descriptions.map((description) => ({
     name: description.name,
     binding: {
-      callTool: (method, args) => {
-        const call = (async () => {
-          try {
-            const seq = cursor.next();
-            const annotation = setup.annotations.get(`${description.name}.${method}`) || {};
-            const decision = await facet.decide(id, seq, description.name, method, args, annotation.requiresApproval === true, annotation.replay === 'reexecute', annotation.idempotent === true);
-            if (decision.kind === 'replay') return decision.result;
-            if (decision.kind === 'pause') return { [CONTROL_KEY]: 'pause' };
-            const connector = setup.connectorsByName.get(description.name);
-            const result = await connector.executeTool(method, args, callContext(id, seq));
-            await facet.recordResult(id, seq, description.name, method, result);
-            return result;
-          } catch (error) {
-            if (storeUnreachable(error)) {
-              pass.storeFault ??= error;
-              return { [CONTROL_KEY]: 'pause' };
-            }
-            console.error(`codemode: ${description.name}.${method} failed (execution ${id})`, error);
-            return { [CONTROL_KEY]: 'error', message: messageOf(error) };
+      callTool: (method, args) => track(pass, (async () => {
+        try {
+          const seq = cursor.next();
+          const annotation = setup.annotations.get(`${description.name}.${method}`) || {};
+          const decision = await facet.decide(id, seq, description.name, method, args, annotation.requiresApproval === true, annotation.replay === 'reexecute', annotation.idempotent === true);
+          if (decision.kind === 'replay') return decision.result;
+          if (decision.kind === 'pause') return { [CONTROL_KEY]: 'pause' };
+          const connector = setup.connectorsByName.get(description.name);
+          const result = await connector.executeTool(method, args, callContext(id, seq));
+          await facet.recordResult(id, seq, description.name, method, result);
+          return result;
+        } catch (error) {
+          if (storeUnreachable(error)) {
+            pass.storeFault ??= error;
+            return { [CONTROL_KEY]: 'pause' };
           }
-        })();
-        pass.inFlight.add(call);
-        call.finally(() => pass.inFlight.delete(call));
-        return call;
-      },
+          console.error(`codemode: ${description.name}.${method} failed (execution ${id})`, error);
+          return { [CONTROL_KEY]: 'error', message: messageOf(error) };
+        }
+      })()),
     },
   }));
 }
@@ -158,7 +166,9 @@ function platformProvider(setup, bindings, facet, executor, id, cursor, pass) {
     fns: {
       search: async (query) => searchConnectors(String(query), setup.descriptions, await facet.snippets()),
       describe: async (target) => describeTarget(String(target), setup.descriptions, await facet.snippets()),
-      run: async (...args) => {
+      // Tracked as the pass's calls are: a snippet's run is a program of its own, whose calls
+      // must not start after the pass has ended.
+      run: (...args) => track(pass, (async () => {
         const name = String(args[0]);
         const snippet = await facet.snippet(name);
         if (snippet === undefined) return { error: `Snippet "${args[0]}" not found.` };
@@ -167,15 +177,15 @@ function platformProvider(setup, bindings, facet, executor, id, cursor, pass) {
         const code = `async () => {\n  const snippet = (${functionExpression(snippet.code)});\n  return await snippet(${JSON.stringify(args[1])});\n}`;
         const output = await runCode({ code, executor, providers: [provider], connectors: bindings });
         return output.result;
-      },
+      })()),
       // A step is run again when an earlier pass left it unrecorded (its function threw, or the
       // pass died): it has no effect outside the program, so it is never a call in doubt.
-      __stepDecide: async (name) => stepStore(pass, () => facet.decide(id, cursor.next(), STEP_CONNECTOR, String(name), undefined, false, false, true)),
-      __stepRecord: async (seq, value, name) => {
+      __stepDecide: (name) => track(pass, stepStore(pass, () => facet.decide(id, cursor.next(), STEP_CONNECTOR, String(name), undefined, false, false, true))),
+      __stepRecord: (seq, value, name) => track(pass, (async () => {
         const recorded = await stepStore(pass, () => facet.recordResult(id, Number(seq), STEP_CONNECTOR, String(name), value));
         if (recorded !== undefined) throw new Error(PAUSE_SENTINEL);
         return true;
-      },
+      })()),
     },
   };
   return provider;
@@ -237,12 +247,24 @@ async function onePass(id, code, setup, facet, executor, { leaseMs, transformRes
     } catch (error) {
       threw = error;
     }
+    // The calls this pass started end, and are recorded, before it answers or lets the run go,
+    // whether the program paused, failed, timed out or was cut short: a call still running is not
+    // in doubt, and no later pass may take it for one (an approval would retry it: issue 33). The
+    // pass holds the run meanwhile (its lease renewed), so approvals, rejections, recovery and
+    // rollbacks wait for it.
+    await callsEnded(pass);
     const fault = pass.storeFault ?? (threw !== undefined && MACHINERY_FAULTS.has(threw.code) ? threw : undefined);
-    if (fault !== undefined) {
-      // The program did not fail; its pass was cut short. Effects already under way are
-      // recorded first (where the store can still be reached), then the run is let go as it
-      // stands, for a retry; when the store cannot be reached, its lease lapses instead.
-      await Promise.allSettled([...pass.inFlight]);
+    // The stored status is the source of truth, not what the program threw.
+    let execution;
+    try {
+      execution = await facet.getExecution(id);
+    } catch (error) {
+      if (fault === undefined || !storeUnreachable(error)) throw error;
+    }
+    if (fault !== undefined && (execution === undefined || (execution.status === 'running' && facet.holds(execution)))) {
+      // The program did not fail; its pass was cut short with the run still running (or a store
+      // that cannot be reached to say otherwise). The run is let go as it stands, for a retry
+      // (recover() takes it); when the store cannot be reached, its lease lapses instead.
       ended = true;
       try {
         await facet.release(id);
@@ -256,8 +278,10 @@ async function onePass(id, code, setup, facet, executor, { leaseMs, transformRes
         interrupted: fault.code,
       };
     }
-    // The stored status is the source of truth, not what the program threw.
-    const execution = await facet.getExecution(id);
+    // Below, a pass cut short answers as one that ended: what it committed before (the next
+    // pause, a failure) stands and is the answer, not an interruption that recover() would not
+    // take up (issue 33).
+    threw ??= fault;
     const calls = execution && execution.log;
     if (execution && execution.status === 'running' && !facet.holds(execution)) {
       ended = true; // not ours any more: the process that took it over ends it
