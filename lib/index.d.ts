@@ -310,10 +310,12 @@ export declare const ErrorCodes: {
   readonly STORE: 'ERR_STORE'
   /** The durable runtime's PostgreSQL database could not be reached or did not answer in time; nothing was written. */
   readonly STORE_UNAVAILABLE: 'ERR_STORE_UNAVAILABLE'
+  /** The durable runtime's `rollback()` left a call in force (a revert failed, a call in doubt has no revert) or found the run held by a pass. */
+  readonly ROLLBACK_INCOMPLETE: 'ERR_ROLLBACK_INCOMPLETE'
 }
 
 export declare class CodemodeExecutorError extends Error {
-  readonly code: 'ERR_QUEUE_FULL' | 'ERR_DISPOSED' | 'ERR_WORKER_LOST' | 'ERR_INVALID_ARGUMENT' | 'ERR_HANDLE_CLOSED' | 'ERR_STORE' | 'ERR_STORE_UNAVAILABLE'
+  readonly code: 'ERR_QUEUE_FULL' | 'ERR_DISPOSED' | 'ERR_WORKER_LOST' | 'ERR_INVALID_ARGUMENT' | 'ERR_HANDLE_CLOSED' | 'ERR_STORE' | 'ERR_STORE_UNAVAILABLE' | 'ERR_ROLLBACK_INCOMPLETE'
 }
 
 /** Turns raw model output (fences, bare expressions, statement blocks) into an async arrow function source. */
@@ -816,8 +818,8 @@ export interface CodemodeRuntimeHandle {
 /**
  * The durable Code Mode runtime over a SQLite file (`path`) or a PostgreSQL database (`store`):
  * Cloudflare's `createCodemodeRuntime` with the store in place of the Durable Object's `ctx`
- * (which is accepted and ignored). Throws at once for a connector named `codemode` or a repeated
- * name; an invalid `name` throws at the first method that touches the store.
+ * (which is accepted and ignored). Throws at once (`ERR_INVALID_ARGUMENT`) for a connector named
+ * `codemode` or a repeated name; an invalid `name` throws so at the first method that touches the store.
  */
 export declare function createCodemodeRuntime(options: CreateCodemodeRuntimeOptions): CodemodeRuntimeHandle
 

@@ -102,6 +102,12 @@ async function main(): Promise<void> {
   const codeTool = tool(runtime.tool({ connectorHints: { weather: 'forecasts' } }));
   const out: ProxyToolOutput = await runtime.execute({ code: 'async () => weather.forecast({ city: "Oslo" })' });
   if (out.status === 'paused') await runtime.approve({ executionId: out.executionId });
+  try {
+    await runtime.rollback({ executionId: out.executionId });
+  } catch (error) {
+    // A revert that failed, or a run a pass holds: shown to a person, and tried again later.
+    if (error instanceof CodemodeExecutorError && error.code === ErrorCodes.ROLLBACK_INCOMPLETE) void error.message;
+  }
   const pending = await runtime.pending();
   // The same runtime over PostgreSQL (typed only here: nothing connects until it is used).
   const shared = createCodemodeRuntime({ executor, connectors: [new Weather()], store: { url: 'postgres://app@db.internal/codemode', maxConnections: 8, schema: 'agents' } });

@@ -394,7 +394,7 @@ test('steps: an unrecordable value fails the run naming the step; a throwing fn 
 
 test('handle arguments: bad input is refused clearly', async () => {
   const { runtime } = setup();
-  await assert.rejects(runtime.execute({}), { name: 'TypeError', message: 'execute({ code }): code must be a string' });
+  await assert.rejects(runtime.execute({}), { code: 'ERR_INVALID_ARGUMENT', message: 'execute({ code }): code must be a string' });
   assert.deepEqual(await runtime.approve({}), { status: 'error', executionId: 'undefined', error: 'No execution "undefined" to resume.' });
   assert.equal(typeof runtime.tool(null).description, 'string');
 });

@@ -50,7 +50,8 @@ export interface CodeModeToolOptions {
 /**
  * AI SDK 7's code mode on this engine: a tool caller for `generateText({ experimental_toolCallers })`;
  * programs call the bound tools as `tools.<name>(input)`, and the AI SDK's abortSignal cancels the run.
- * Needs AI SDK 7 (`experimental_toolCaller`).
+ * Needs AI SDK 7 (`experimental_toolCaller`): with AI SDK 6, or without an executor, it throws
+ * `ERR_INVALID_ARGUMENT`.
  */
 export declare function codeModeTool(options: CodeModeToolOptions): Tool<CodeToolInput, CodeToolOutput>
 /** A ToolSet under the default `codemode` namespace. */

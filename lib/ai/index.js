@@ -11,6 +11,7 @@ const { sanitizeToolName } = require('../cloudflare/names.js');
 const { jsonSchemaToType, pascalCase, escapeComment, oneLine } = require('../cloudflare/schema-types.js');
 const { ToolSetConnector, toolSetConnector } = require('../connectors/toolset.js');
 const { isObject } = require('../util.js');
+const { invalidArgument } = require('../executor/errors.js');
 
 const DEFAULT_DESCRIPTION = AI_DESCRIPTION;
 
@@ -225,9 +226,9 @@ function createCodeTool(options) {
 function codeModeTool({ executor, description } = {}) {
   const { experimental_toolCaller: toolCaller } = ai();
   if (typeof toolCaller !== 'function') {
-    throw new Error('codeModeTool needs AI SDK 7 (experimental_toolCaller); with AI SDK 6 use createCodeTool({ tools, executor })');
+    throw invalidArgument('codeModeTool needs AI SDK 7 (experimental_toolCaller); with AI SDK 6 use createCodeTool({ tools, executor })');
   }
-  if (!executor || typeof executor.execute !== 'function') throw new TypeError('codeModeTool: executor must implement execute(code, providers, options)');
+  if (!executor || typeof executor.execute !== 'function') throw invalidArgument('codeModeTool: executor must implement execute(code, providers, options)');
   const text = description ?? DEFAULT_DESCRIPTION.replace('codemode.searchWeb', 'tools.searchWeb');
   const bound = (tools) => createCodeTool({ tools: [{ name: 'tools', tools }], executor, description: text });
   return toolCaller(bound({}), { type: 'local', bind: (tools) => bound(tools) });

@@ -13,6 +13,10 @@ const CODES = Object.freeze({
   // The durable runtime's PostgreSQL database could not be reached or did not answer in time;
   // nothing of the operation was written, and retrying later is safe.
   STORE_UNAVAILABLE: 'ERR_STORE_UNAVAILABLE',
+  // The durable runtime's rollback() did not revert everything that is or may be in force: a
+  // revert failed, a call in doubt has no revert (or no connector here), or a pass holds the run
+  // (nothing was tried). The message names each; calling rollback() again later is safe.
+  ROLLBACK_INCOMPLETE: 'ERR_ROLLBACK_INCOMPLETE',
 });
 
 const KNOWN = new Set(Object.values(CODES));

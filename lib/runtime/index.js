@@ -9,7 +9,7 @@
 
 const path = require('node:path');
 const { checkOptionNames } = require('../option-names.js');
-const { invalidArgument } = require('../executor/errors.js');
+const { CODES, CodemodeExecutorError, invalidArgument } = require('../executor/errors.js');
 const { buildDescription, codeInputSchema, toModelOutput } = require('./model-tool.js');
 const { tooLargeMessage, MAX_DURABLE_VALUE_BYTES } = require('./durable.js');
 const { messageOf } = require('../util.js');
@@ -35,9 +35,9 @@ function validateConnectorNames(connectors) {
   const seen = new Set();
   for (const connector of connectors) {
     const name = connector.name();
-    if (name === 'codemode') throw new Error('Connector name "codemode" is reserved for the codemode platform SDK.');
+    if (name === 'codemode') throw invalidArgument('Connector name "codemode" is reserved for the codemode platform SDK.');
     if (seen.has(name)) {
-      throw new Error(`Duplicate connector name "${name}" — each connector needs a unique namespace (pass a distinct \`name\` option).`);
+      throw invalidArgument(`Duplicate connector name "${name}" — each connector needs a unique namespace (pass a distinct \`name\` option).`);
     }
     seen.add(name);
   }
@@ -100,7 +100,7 @@ class CodemodeRuntimeHandle {
   #store() {
     if (this.#facet === undefined) {
       if (typeof this.#name !== 'string' || !NAME_PATTERN.test(this.#name)) {
-        throw new Error(`Invalid codemode runtime name "${this.#name}" — use letters, digits, "_", "-" or "."`);
+        throw invalidArgument(`Invalid codemode runtime name "${this.#name}" — use letters, digits, "_", "-" or "."`);
       }
       this.#facet = new RuntimeStore(this.#openStore(), this.#name);
     }
@@ -146,9 +146,9 @@ class CodemodeRuntimeHandle {
    * first (`replayed: true`), or `inProgress: true` while it has not ended.
    */
   execute({ code, idempotencyKey } = {}) {
-    if (typeof code !== 'string') return Promise.reject(new TypeError('execute({ code }): code must be a string'));
+    if (typeof code !== 'string') return Promise.reject(invalidArgument('execute({ code }): code must be a string'));
     if (idempotencyKey !== undefined && (typeof idempotencyKey !== 'string' || idempotencyKey.length === 0 || idempotencyKey.length > 1024)) {
-      return Promise.reject(new TypeError('execute({ idempotencyKey }): the key must be a non-empty string of at most 1024 characters'));
+      return Promise.reject(invalidArgument('execute({ idempotencyKey }): the key must be a non-empty string of at most 1024 characters'));
     }
     const facet = this.#store();
     this.#executeSetup ??= new SetupCache(this.#connectors);
@@ -245,7 +245,7 @@ class CodemodeRuntimeHandle {
     const facet = this.#store();
     const execution = await facet.getExecution(executionId);
     if (execution !== undefined && await facet.heldByLivePass(execution)) {
-      throw new Error(`Execution "${executionId}" is held by a pass in progress; roll it back once that pass has ended.`);
+      throw new CodemodeExecutorError(CODES.ROLLBACK_INCOMPLETE, `Execution "${executionId}" is held by a pass in progress; roll it back once that pass has ended.`);
     }
     const byName = new Map(this.#connectors.map((c) => [c.name(), c]));
     const entries = await facet.actionsToRevert(executionId);
@@ -276,7 +276,7 @@ class CodemodeRuntimeHandle {
       await eachConnector(this.#connectors, (c) => c.disposeExecution(executionId, 'rolled_back'));
     }
     if (failures.length > 0) {
-      throw new Error(`Rollback reverted ${reverted} action(s) but ${failures.length} failed: ${failures.join('; ')}`);
+      throw new CodemodeExecutorError(CODES.ROLLBACK_INCOMPLETE, `Rollback reverted ${reverted} action(s) but ${failures.length} failed: ${failures.join('; ')}`);
     }
   }
 
@@ -336,7 +336,7 @@ class CodemodeRuntimeHandle {
   async saveSnippet(name, { executionId, description, inputSchema } = {}) {
     const facet = this.#store();
     const execution = await facet.getExecution(executionId);
-    if (execution === undefined) throw new Error(`No execution "${executionId}" to save from`);
+    if (execution === undefined) throw invalidArgument(`No execution "${executionId}" to save from`);
     return facet.saveSnippet(name, { description, code: execution.code, inputSchema, connectors: execution.connectors });
   }
 
@@ -439,7 +439,7 @@ function createCodemodeRuntime(options = {}) {
   const connectors = Array.isArray(options.connectors) ? options.connectors : [];
   validateConnectorNames(connectors);
   if (options.executor === undefined || options.executor === null || typeof options.executor.execute !== 'function') {
-    throw new TypeError('createCodemodeRuntime: options.executor must implement execute(code, providers, options)');
+    throw invalidArgument('createCodemodeRuntime: options.executor must implement execute(code, providers, options)');
   }
   const leaseMs = options.leaseMs === undefined ? DEFAULT_LEASE_MS : options.leaseMs;
   if (!Number.isInteger(leaseMs) || leaseMs < 100 || leaseMs > 3_600_000) {
