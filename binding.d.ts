@@ -73,6 +73,11 @@ export declare class NativeStore {
   expirePaused(runtime: string, maxAgeMs: number): Promise<string[]>
   actionsToRevert(runtime: string, id: string): Promise<NativeLogEntry[]>
   markReverted(runtime: string, id: string, seq: number): Promise<void>
+  /**
+   * Records why a rollback could not revert the entry at `seq` (it keeps its state); false
+   * when no entry there is applied, executing or in doubt.
+   */
+  markRevertFailed(runtime: string, id: string, seq: number, error: string): Promise<boolean>
   markRolledBack(runtime: string, id: string): Promise<void>
   getExecution(runtime: string, id: string): Promise<NativeExecution | null>
   listExecutions(runtime: string, limit?: number | undefined | null): Promise<NativeExecution[]>
@@ -195,6 +200,8 @@ export interface NativeLogEntry {
   requiresApproval: boolean
   ephemeral: boolean
   state: string
+  /** Why the last rollback could not revert it (its effect is or may be in force). */
+  revertError?: string
 }
 
 /** Options of the native executor. */

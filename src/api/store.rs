@@ -33,6 +33,8 @@ pub struct NativeLogEntry {
     pub requires_approval: bool,
     pub ephemeral: bool,
     pub state: String,
+    /// Why the last rollback could not revert it (its effect is or may be in force).
+    pub revert_error: Option<String>,
 }
 
 impl From<LogEntry> for NativeLogEntry {
@@ -46,6 +48,7 @@ impl From<LogEntry> for NativeLogEntry {
             requires_approval: e.requires_approval,
             ephemeral: e.ephemeral,
             state: e.state.as_str().to_string(),
+            revert_error: e.revert_error,
         }
     }
 }
@@ -611,6 +614,22 @@ impl NativeStore {
         seq: i64,
     ) -> Result<Object<'env>, ErrorCode> {
         self.later(env, move |store| store.mark_reverted(&runtime, &id, seq))
+    }
+
+    /// Records why a rollback could not revert the entry at `seq` (it keeps its state); false
+    /// when no entry there is applied, executing or in doubt.
+    #[napi(ts_return_type = "Promise<boolean>")]
+    pub fn mark_revert_failed<'env>(
+        &self,
+        env: &'env Env,
+        runtime: String,
+        id: String,
+        seq: i64,
+        error: String,
+    ) -> Result<Object<'env>, ErrorCode> {
+        self.later(env, move |store| {
+            store.mark_revert_failed(&runtime, &id, seq, &error)
+        })
     }
 
     #[napi(ts_return_type = "Promise<void>")]

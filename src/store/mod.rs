@@ -23,7 +23,8 @@
 //!                                 unrecordable value (fail_run); expire_paused (orphaned);
 //!                                 begin with the key of an orphaned run (interrupted)
 //!  paused     → rejected          reject; expire_paused
-//!  any        → rolled_back       mark_rolled_back (after rollback reverted the entries)
+//!  any        → rolled_back       mark_rolled_back (after rollback reverted at least one
+//!                                 entry; those it could not revert keep `revert_error`)
 //!
 //!  log entry                      moved by
 //!  ─────────                      ────────
@@ -40,6 +41,8 @@
 //!  pending    → reverted          reject; expire_paused
 //!  applied, executing, in_doubt → reverted   mark_reverted (rollback; the last two with their
 //!                                 result unknown)
+//!  applied, executing, in_doubt (state kept)  mark_revert_failed (rollback could not revert
+//!                                 it: `revert_error` says why, until it is reverted)
 //!  executing, pending → error     fail_run
 //!  reverted, error → pending/executing   decide (recorded again as a fresh call)
 //! ```
@@ -281,6 +284,9 @@ pub struct LogEntry {
     pub requires_approval: bool,
     pub ephemeral: bool,
     pub state: EntryState,
+    /// Why the last rollback could not revert this entry (`mark_revert_failed`); `None` when no
+    /// rollback failed on it, or it was reverted since.
+    pub revert_error: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -742,7 +748,7 @@ impl Store {
                    connector = excluded.connector, method = excluded.method,
                    args = excluded.args, args_stable = excluded.args_stable, result = NULL,
                    requires_approval = excluded.requires_approval,
-                   ephemeral = excluded.ephemeral, state = excluded.state",
+                   ephemeral = excluded.ephemeral, state = excluded.state, revert_error = NULL",
                 args![
                     runtime,
                     id,
@@ -1014,13 +1020,51 @@ impl Store {
         })
     }
 
+    /// The entry at `seq` was reverted (no-op if missing); a failure an earlier rollback
+    /// recorded on it is cleared.
     pub fn mark_reverted(&self, runtime: &str, id: &str, seq: i64) -> StoreResult<()> {
         self.write(|tx| {
             if let Some((_, Some(_))) = standing_at(tx, runtime, id, seq)? {
                 set_entry_state(tx, runtime, id, seq, EntryState::Reverted)?;
+                tx.execute(
+                    "UPDATE cm_log SET revert_error = NULL
+                     WHERE runtime = ?1 AND execution_id = ?2 AND seq = ?3",
+                    args![runtime, id, seq],
+                )?;
                 touch(tx, runtime, id, now_ms())?;
             }
             Ok(())
+        })
+    }
+
+    /// A rollback could not revert the entry at `seq`, whose effect is or may be in force
+    /// (applied, executing or in doubt): records why, for the execution's record to show what
+    /// the rollback left in force. The entry keeps its state. False when there is no such
+    /// entry in one of those states.
+    pub fn mark_revert_failed(
+        &self,
+        runtime: &str,
+        id: &str,
+        seq: i64,
+        error: &str,
+    ) -> StoreResult<bool> {
+        self.write(|tx| {
+            let Some((_, Some(Recorded { entry, .. }))) = standing_at(tx, runtime, id, seq)? else {
+                return Ok(false);
+            };
+            if !matches!(
+                entry.state,
+                EntryState::Applied | EntryState::Executing | EntryState::InDoubt
+            ) {
+                return Ok(false);
+            }
+            tx.execute(
+                "UPDATE cm_log SET revert_error = ?4
+                 WHERE runtime = ?1 AND execution_id = ?2 AND seq = ?3",
+                args![runtime, id, seq, cut_utf16(error, MAX_DURABLE_UNITS)],
+            )?;
+            touch(tx, runtime, id, now_ms())?;
+            Ok(true)
         })
     }
 
@@ -1170,7 +1214,7 @@ use execution_columns;
 /// The columns `entry_row` reads, in its order.
 macro_rules! entry_columns {
     () => {
-        "seq, connector, method, args, result, requires_approval, ephemeral, state"
+        "seq, connector, method, args, result, requires_approval, ephemeral, state, revert_error"
     };
 }
 use entry_columns;
@@ -1203,6 +1247,7 @@ fn entry_row(mut r: Row) -> StoreResult<LogEntry> {
         requires_approval: r.get(5)?,
         ephemeral: r.get(6)?,
         state: r.get(7)?,
+        revert_error: r.get(8)?,
     })
 }
 
@@ -1286,7 +1331,7 @@ fn standing_at(
     let row = tx.query_opt(
         "SELECT e.status, e.owner, e.lease_until, e.updated_at,
                 l.seq, l.connector, l.method, l.args, l.result, l.requires_approval, l.ephemeral,
-                l.state, l.args_stable
+                l.state, l.revert_error, l.args_stable
          FROM cm_executions e
          LEFT JOIN cm_log l ON l.runtime = e.runtime AND l.execution_id = e.id AND l.seq = ?3
          WHERE e.runtime = ?1 AND e.id = ?2 /*FOR UPDATE OF e*/",
@@ -1306,7 +1351,7 @@ fn standing_at(
     if entry.0.first() == Some(&Cell::Null) {
         return Ok(Some((standing, None)));
     }
-    let stable: Option<String> = entry.get(8)?;
+    let stable: Option<String> = entry.get(9)?;
     Ok(Some((
         standing,
         Some(Recorded {

@@ -56,11 +56,15 @@ pub(super) const SQLITE: &[&str] = &[
      ALTER TABLE cm_executions ADD COLUMN idempotency_key TEXT;
      CREATE UNIQUE INDEX cm_executions_key ON cm_executions (runtime, idempotency_key)
         WHERE idempotency_key IS NOT NULL;",
+    // 3: why a rollback could not revert an entry whose effect is or may still be in force (its
+    // revert threw, or a call in doubt could not be reverted); NULL otherwise.
+    "ALTER TABLE cm_log ADD COLUMN revert_error TEXT;",
 ];
 
 /// PostgreSQL's migrations in order; `cm_schema.version` is the number applied. The first is
 /// the whole schema as SQLite's reached it at its version 2.
-pub(super) const POSTGRES: &[&str] = &["CREATE TABLE cm_executions (
+pub(super) const POSTGRES: &[&str] = &[
+    "CREATE TABLE cm_executions (
         runtime TEXT NOT NULL,
         id TEXT NOT NULL,
         code TEXT NOT NULL,
@@ -102,7 +106,10 @@ pub(super) const POSTGRES: &[&str] = &["CREATE TABLE cm_executions (
         input_schema TEXT,
         connectors TEXT,
         PRIMARY KEY (runtime, name)
-     );"];
+     );",
+    // 2: as SQLite's 3 (`revert_error`).
+    "ALTER TABLE cm_log ADD COLUMN revert_error TEXT;",
+];
 
 /// Refuses a database whose schema is newer than this build's `known` migrations.
 pub(super) fn check_version(version: i64, known: usize) -> StoreResult<()> {

@@ -443,6 +443,65 @@ fn expiry_prune_rollback_and_delete() {
 }
 
 #[test]
+fn a_failed_revert_is_kept_on_its_entry_until_a_rollback_reverts_it() {
+    each_store(|open| {
+        let store = open();
+        store
+            .begin(RT, "f", "code", "[]", 50, &lease(), None)
+            .unwrap();
+        for seq in 0..2 {
+            store
+                .decide(RT, "f", OWNER, &call(seq, "gh", "put", "{}", false))
+                .unwrap();
+            store
+                .record_result(RT, "f", seq, Ok(Some("1".into())))
+                .unwrap();
+        }
+        store.complete(RT, "f", OWNER, None, None).unwrap();
+        let errors = |store: &Store| -> Vec<(EntryState, Option<String>)> {
+            let e = store.get_execution(RT, "f").unwrap().unwrap();
+            e.log
+                .into_iter()
+                .map(|l| (l.state, l.revert_error))
+                .collect()
+        };
+        // A rollback reverts seq 1 and fails on seq 0: the run is rolled back, seq 0 says why
+        // it is still in force.
+        store.mark_reverted(RT, "f", 1).unwrap();
+        assert!(store.mark_revert_failed(RT, "f", 0, "busy").unwrap());
+        assert!(
+            !store.mark_revert_failed(RT, "f", 1, "x").unwrap(),
+            "a reverted entry is not in force"
+        );
+        assert!(
+            !store.mark_revert_failed(RT, "f", 7, "x").unwrap(),
+            "no entry"
+        );
+        store.mark_rolled_back(RT, "f").unwrap();
+        assert_eq!(status(&store, "f"), "rolled_back");
+        assert_eq!(
+            errors(&store),
+            vec![
+                (EntryState::Applied, Some("busy".into())),
+                (EntryState::Reverted, None)
+            ]
+        );
+        assert_eq!(
+            store.actions_to_revert(RT, "f").unwrap()[0]
+                .revert_error
+                .as_deref(),
+            Some("busy")
+        );
+        // A later rollback reverts it: the failure is cleared.
+        store.mark_reverted(RT, "f", 0).unwrap();
+        assert_eq!(
+            errors(&store),
+            vec![(EntryState::Reverted, None), (EntryState::Reverted, None)]
+        );
+    });
+}
+
+#[test]
 fn runtimes_are_partitions_and_snippets_upsert() {
     each_store(|open| {
         let store = open();
