@@ -552,6 +552,18 @@ export interface ToolLogEntry {
   /** `true` only for `replay: "reexecute"` tools; otherwise absent. */
   ephemeral?: boolean
   state: ToolLogEntryState
+  /** Why the last `rollback()` could not revert it, while its effect is or may be in force; otherwise absent. */
+  revertError?: string
+}
+/** A call a `rollback()` could not revert: its effect is (or, `inDoubt`, may be) still in force. */
+export interface LeftInForce {
+  seq: number
+  connector: string
+  method: string
+  /** Why: the revert's error, or that a call in doubt has no revert (or no connector here). */
+  error: string
+  /** The call was in doubt (its result unknown). */
+  inDoubt?: true
 }
 export type ExecutionStatus = 'running' | 'paused' | 'completed' | 'error' | 'rejected' | 'rolled_back'
 /** An execution as stored: its raw code, status and call log (indexed by `seq`; holes possible). */
@@ -574,6 +586,8 @@ export interface ExecutionState {
   owner?: string
   leaseUntil?: number
   idempotencyKey?: string
+  /** What rollbacks left in force, newest first; absent when nothing (the status stays the contract's, `rolled_back` once one call was reverted). */
+  leftInForce?: LeftInForce[]
 }
 /** A call awaiting a decision: an approval, or (with `inDoubt`) a person's word on a call in doubt. */
 export interface PendingAction {
@@ -641,6 +655,7 @@ export interface ProxyToolInput {
 export type ProxyToolOutput =
   | { status: 'completed'; executionId: string; result: unknown; logs?: string[]; calls?: ToolLogEntry[]; replayed?: true }
   | { status: 'paused'; executionId: string; pending: PendingAction[]; calls?: ToolLogEntry[]; inProgress?: true }
+  /** `interrupted` (a fault code): the pass was cut short with the run still running; it was let go, and `recover()` takes it up. */
   | { status: 'error'; executionId: string; error: string; logs?: string[]; calls?: ToolLogEntry[]; interrupted?: string; replayed?: true }
   /** Only from `execute({ idempotencyKey })` while the keyed run is under way in another pass. */
   | { status: 'running'; executionId: string; calls?: ToolLogEntry[]; inProgress: true }
@@ -761,6 +776,13 @@ export interface CodemodeRejectOptions {
 export interface CodemodeRollbackOptions {
   executionId: string
 }
+/** What `rollback()` did; an incomplete rollback throws instead, with these on the error. */
+export interface CodemodeRollbackResult {
+  /** Calls reverted. */
+  reverted: number
+  /** Calls it could not revert (empty when it resolves). */
+  leftInForce: LeftInForce[]
+}
 export interface CodemodeExpireOptions {
   /** Default 86 400 000 (24 h). */
   maxAgeMs?: number
@@ -794,10 +816,11 @@ export interface CodemodeRuntimeHandle {
   reject(options: CodemodeRejectOptions): Promise<boolean>
   /**
    * Reverts the run's calls that are or may be in force (applied, or in doubt), newest first, through
-   * their connectors' `revert`; marks it `rolled_back` only when none is left in force; throws after
-   * trying all if any failed (or a call in doubt has no revert). A run a pass holds is refused.
+   * their connectors' `revert`, and marks it `rolled_back` when at least one was reverted. Throws after
+   * trying all if any failed (or a call in doubt has no revert), with `reverted` and `leftInForce` on
+   * the error; the execution's `leftInForce` lists them too. A run a pass holds is refused.
    */
-  rollback(options: CodemodeRollbackOptions): Promise<void>
+  rollback(options: CodemodeRollbackOptions): Promise<CodemodeRollbackResult>
   /** Ends paused (→ `rejected`) and orphaned running (→ `error`) runs not updated within `maxAgeMs`; returns their ids. Never a run a live pass holds. */
   expirePaused(options?: CodemodeExpireOptions): Promise<string[]>
   /** The audit trail, newest first. */

@@ -13,7 +13,7 @@ const { CODES, CodemodeExecutorError, invalidArgument } = require('../executor/e
 const { buildDescription, codeInputSchema, toModelOutput } = require('./model-tool.js');
 const { tooLargeMessage, MAX_DURABLE_VALUE_BYTES } = require('./durable.js');
 const { messageOf } = require('../util.js');
-const { storeAt, storeOn, RuntimeStore } = require('./store.js');
+const { storeAt, storeOn, RuntimeStore, leftInForceItem } = require('./store.js');
 const {
   SetupCache, loadSetup, eachConnector, runPass, callContext, missingConnectors, requiresMessage,
 } = require('./pass.js');
@@ -236,10 +236,13 @@ class CodemodeRuntimeHandle {
 
   /**
    * Reverts the run's actions whose effect is or may be in force, newest first: applied ones,
-   * and calls in doubt (their revert gets `ctx.resultUnknown: true` and no result). The run is
-   * marked rolled back only when nothing that may be in force was left: a failed revert, or a
-   * call in doubt whose tool has no revert, makes it throw after trying all, naming them. A
-   * run that a pass holds is refused.
+   * and calls in doubt (their revert gets `ctx.resultUnknown: true` and no result). Every revert
+   * is tried; the run is marked rolled back when at least one was reverted (the contract's
+   * rule), and what could not be reverted (a failed revert, a call in doubt whose tool has no
+   * revert) is data: recorded on its entry, listed in the execution's `leftInForce`, and in the
+   * answer. Resolves `{ reverted, leftInForce: [] }`; throws after trying all when something
+   * failed, naming each, with `reverted` and `leftInForce` on the error. A run that a pass holds
+   * is refused.
    */
   async rollback({ executionId } = {}) {
     const facet = this.#store();
@@ -251,11 +254,16 @@ class CodemodeRuntimeHandle {
     const entries = await facet.actionsToRevert(executionId);
     let reverted = 0;
     const failures = [];
+    const leftInForce = [];
+    const failed = (entry, message, error) => {
+      failures.push(message);
+      leftInForce.push(leftInForceItem(entry, error));
+    };
     for (const entry of entries) {
       const inDoubt = entry.state !== 'applied';
       const connector = byName.get(entry.connector);
       if (connector === undefined) {
-        if (inDoubt) failures.push(`${entry.connector}.${entry.method} (step ${entry.seq}, in doubt): its connector is not configured here`);
+        if (inDoubt) failed(entry, `${entry.connector}.${entry.method} (step ${entry.seq}, in doubt): its connector is not configured here`, 'its connector is not configured here');
         continue;
       }
       const ctx = callContext(executionId, entry.seq);
@@ -265,19 +273,25 @@ class CodemodeRuntimeHandle {
           await facet.markReverted(executionId, entry.seq);
           reverted++;
         } else if (inDoubt) {
-          failures.push(`${entry.connector}.${entry.method} (step ${entry.seq}, in doubt): it has no revert, and its effect may be in force`);
+          failed(entry, `${entry.connector}.${entry.method} (step ${entry.seq}, in doubt): it has no revert, and its effect may be in force`, 'it has no revert, and its effect may be in force');
         }
       } catch (error) {
-        failures.push(`${entry.connector}.${entry.method}: ${messageOf(error)}`);
+        failed(entry, `${entry.connector}.${entry.method}: ${messageOf(error)}`, messageOf(error));
       }
     }
-    if (reverted > 0 && failures.length === 0) {
+    // Recorded on the entries, so the execution's record says what stays in force.
+    for (const item of leftInForce) await facet.markRevertFailed(executionId, item.seq, item.error);
+    if (reverted > 0) {
       await facet.markRolledBack(executionId);
       await eachConnector(this.#connectors, (c) => c.disposeExecution(executionId, 'rolled_back'));
     }
     if (failures.length > 0) {
-      throw new CodemodeExecutorError(CODES.ROLLBACK_INCOMPLETE, `Rollback reverted ${reverted} action(s) but ${failures.length} failed: ${failures.join('; ')}`);
+      const error = new CodemodeExecutorError(CODES.ROLLBACK_INCOMPLETE, `Rollback reverted ${reverted} action(s) but ${failures.length} failed: ${failures.join('; ')}`);
+      error.reverted = reverted;
+      error.leftInForce = leftInForce;
+      throw error;
     }
+    return { reverted, leftInForce };
   }
 
   /**

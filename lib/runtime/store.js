@@ -90,13 +90,35 @@ function toEntry(row) {
     ephemeral: row.ephemeral ? true : undefined,
     state: row.state,
   };
+  // Why the last rollback could not revert it (only while its effect is or may be in force).
+  if (row.revertError !== null && row.revertError !== undefined) entry.revertError = row.revertError;
   return entry;
+}
+
+// A call a rollback could not revert, as rollback() and the execution's record name it.
+function leftInForceItem(entry, error) {
+  const item = { seq: entry.seq, connector: entry.connector, method: entry.method, error };
+  if (entry.state !== 'applied') item.inDoubt = true;
+  return item;
+}
+
+// What the rollbacks of a run left in force, newest first (the order rollback tries them):
+// entries still applied, executing or in doubt whose revert failed.
+const IN_FORCE = new Set(['applied', 'executing', 'in_doubt']);
+function leftInForce(log) {
+  const left = [];
+  for (let i = log.length - 1; i >= 0; i--) {
+    const entry = log[i];
+    if (entry !== undefined && entry.revertError !== undefined && IN_FORCE.has(entry.state)) left.push(leftInForceItem(entry, entry.revertError));
+  }
+  return left;
 }
 
 function toExecution(row) {
   const log = [];
   for (const entry of row.log) log[entry.seq] = toEntry(entry);
-  return {
+  const left = leftInForce(log);
+  const execution = {
     id: row.id,
     code: row.code,
     status: row.status,
@@ -111,6 +133,9 @@ function toExecution(row) {
     leaseUntil: row.leaseUntil ?? undefined,
     idempotencyKey: row.idempotencyKey ?? undefined,
   };
+  // Present only when a rollback left something in force (the status stays the contract's).
+  if (left.length > 0) execution.leftInForce = left;
+  return execution;
 }
 
 function toPending(row) {
@@ -265,6 +290,11 @@ class RuntimeStore {
     await this.#store.markReverted(this.#name, id, seq);
   }
 
+  /** A rollback could not revert the entry at `seq`: `error` says why (the entry keeps its state). */
+  async markRevertFailed(id, seq, error) {
+    return this.#store.markRevertFailed(this.#name, id, seq, String(error));
+  }
+
   async markRolledBack(id) {
     await this.#store.markRolledBack(this.#name, id);
   }
@@ -328,4 +358,4 @@ class RuntimeStore {
   }
 }
 
-module.exports = { storeAt, storeOn, RuntimeStore, ownerIsDead, OWNER };
+module.exports = { storeAt, storeOn, RuntimeStore, ownerIsDead, leftInForceItem, OWNER };
