@@ -109,6 +109,27 @@ pub struct Limits {
 
 pub const MIB: usize = 1024 * 1024;
 
+/// How deeply a program's text may nest (`program::check_nesting`: open brackets, plus the
+/// operators, `<` and `else` chained inside each) before a run reads it as TypeScript. swc's
+/// stripper recurses once per level and cannot stop itself before the stack runs out, so a
+/// deeper text is refused as a syntax error. Model-written programs measure under 50; the
+/// bound leaves room for long generated expressions.
+pub const MAX_PROGRAM_NESTING: usize = 4_000;
+
+/// How deeply a TypeScript program that needs code generated (an `enum`, a `namespace`,
+/// parameter properties) may nest: swc's transform takes memory and time that grow with the
+/// square of the depth (4 000 nested arrow functions: 240 MB and 0.75 s; 1 000: 23 MB).
+pub const MAX_TRANSFORM_NESTING: usize = 1_000;
+
+/// Stack of the thread that strips types from a program measuring past
+/// `INLINE_PROGRAM_NESTING`: room for `MAX_PROGRAM_NESTING` levels of swc's most
+/// stack-hungry construct, several times over. Only the pages a program reaches are used.
+pub const PROGRAM_STRIP_STACK_BYTES: usize = 256 * MIB;
+
+/// Programs measuring up to this are stripped on the worker's own stack (4 MiB, which holds
+/// several times this many levels of any construct).
+pub const INLINE_PROGRAM_NESTING: usize = 200;
+
 /// The longest timeout an executor or a run accepts: one day, in milliseconds.
 pub const MAX_TIMEOUT_MS: f64 = 24.0 * 3600.0 * 1000.0;
 

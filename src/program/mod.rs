@@ -5,6 +5,7 @@
 //! JavaScript thread.
 
 mod hints;
+mod nesting;
 mod typescript;
 
 pub use hints::with_hint;

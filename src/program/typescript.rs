@@ -5,6 +5,8 @@
 //! because it would need code generated (enums, namespaces, parameter properties) goes through
 //! swc's transform mode instead; positions in such a program are those of the generated code.
 
+use super::nesting::check_nesting;
+use crate::limits::{INLINE_PROGRAM_NESTING, MAX_TRANSFORM_NESTING, PROGRAM_STRIP_STACK_BYTES};
 use crate::run::{ErrorKind, RunError};
 use std::sync::{Arc, Mutex};
 use swc_common::errors::{DiagnosticBuilder, Emitter, Handler};
@@ -57,12 +59,42 @@ impl Diagnostic {
     }
 }
 
-/// `code` without its TypeScript. An error only for TypeScript that neither mode can turn into
+/// `code` without its TypeScript. An error for a text that nests past `MAX_PROGRAM_NESTING`
+/// (swc would recurse past any stack), and for TypeScript that neither mode can turn into
 /// JavaScript.
 pub fn strip_types(code: &str) -> Result<Stripped, RunError> {
+    let depth =
+        check_nesting(code).map_err(|deep| RunError::new(ErrorKind::Syntax, deep.text()))?;
+    if depth <= INLINE_PROGRAM_NESTING {
+        return strip_measured(code, depth);
+    }
+    // Deeper than the worker's stack is sized for: on a thread of its own whose stack holds
+    // the bound (its untouched pages cost nothing, and all of it goes when the thread ends).
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("codemode-strip".into())
+            .stack_size(PROGRAM_STRIP_STACK_BYTES)
+            .spawn_scoped(scope, || strip_measured(code, depth))
+            .map_err(|error| {
+                RunError::new(
+                    ErrorKind::Syntax,
+                    format!("the program nests too deeply to read as TypeScript here ({error})"),
+                )
+            })?
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+/// `strip_types` on a text whose nesting (`depth`) was measured and fits the stack it runs on.
+fn strip_measured(code: &str, depth: usize) -> Result<Stripped, RunError> {
     match run(code, Mode::StripOnly) {
         Ok(stripped) if stripped == code => Ok(Stripped::Unchanged),
         Ok(stripped) => Ok(Stripped::Changed(stripped)),
+        Err((ErrorCode::UnsupportedSyntax, _)) if depth > MAX_TRANSFORM_NESTING => Err(RunError::new(
+            ErrorKind::Syntax,
+            format!("SyntaxError: TypeScript that needs code generated (an enum, a namespace, parameter properties) may nest at most {MAX_TRANSFORM_NESTING} levels deep; this program measures {depth}: write it without those, or split it"),
+        )),
         Err((ErrorCode::UnsupportedSyntax, _)) => match run(code, Mode::Transform) {
             Ok(generated) => Ok(Stripped::Changed(
                 super::without_trailing_semicolons(&generated).to_string(),
@@ -134,6 +166,37 @@ mod tests {
             panic!("no diagnostic: {broken:?}")
         };
         assert_eq!((diagnostic.line, diagnostic.column), (1, 23));
+    }
+
+    #[test]
+    fn deep_types_strip_on_a_stack_sized_for_them_and_deeper_ones_are_refused() {
+        // 3 000 levels overflowed the worker's 4 MiB stack (a SIGSEGV that ended the process).
+        let deep = |n: usize| {
+            format!(
+                "async () => {{ const x: {}number{} = []; return 1 }}",
+                "Array<".repeat(n),
+                ">".repeat(n)
+            )
+        };
+        let Stripped::Changed(out) = strip_types(&deep(3_000)).unwrap() else {
+            panic!("types left in")
+        };
+        assert!(!out.contains("Array"));
+        let refused = strip_types(&deep(10_000)).unwrap_err();
+        assert_eq!(refused.kind, ErrorKind::Syntax);
+        assert!(
+            refused.message.contains("nests more than 4000 levels"),
+            "{}",
+            refused.message
+        );
+        // With an enum the transform runs: its own, lower bound.
+        let transform = format!("enum E {{ A }}\n{}", deep(2_000));
+        let refused = strip_types(&transform).unwrap_err();
+        assert!(
+            refused.message.contains("at most 1000 levels"),
+            "{}",
+            refused.message
+        );
     }
 
     #[test]
