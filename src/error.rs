@@ -24,10 +24,14 @@ pub enum ErrorCode {
     /// commit itself, which a lease and the in-doubt state cover as they cover a crash). Worth
     /// retrying later.
     StoreUnavailable,
+    /// The durable runtime's `rollback()` did not revert everything that is or may be in force
+    /// (a revert failed, a call in doubt has no revert or no connector here), or a pass holds
+    /// the run; raised by `lib/runtime`, listed here so that the codes stay one list.
+    RollbackIncomplete,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 7] = [
+    pub const ALL: [ErrorCode; 8] = [
         ErrorCode::QueueFull,
         ErrorCode::Disposed,
         ErrorCode::WorkerLost,
@@ -35,6 +39,7 @@ impl ErrorCode {
         ErrorCode::HandleClosed,
         ErrorCode::Store,
         ErrorCode::StoreUnavailable,
+        ErrorCode::RollbackIncomplete,
     ];
 
     /// The code named by its stable string (as it crosses the executor protocol).
@@ -51,6 +56,7 @@ impl ErrorCode {
             ErrorCode::HandleClosed => "ERR_HANDLE_CLOSED",
             ErrorCode::Store => "ERR_STORE",
             ErrorCode::StoreUnavailable => "ERR_STORE_UNAVAILABLE",
+            ErrorCode::RollbackIncomplete => "ERR_ROLLBACK_INCOMPLETE",
         }
     }
 }
@@ -125,6 +131,10 @@ mod tests {
         assert_eq!(
             ErrorCode::StoreUnavailable.as_str(),
             "ERR_STORE_UNAVAILABLE"
+        );
+        assert_eq!(
+            ErrorCode::RollbackIncomplete.as_str(),
+            "ERR_ROLLBACK_INCOMPLETE"
         );
         for code in ErrorCode::ALL {
             assert_eq!(ErrorCode::from_code(code.as_str()), Some(code));
