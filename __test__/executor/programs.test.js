@@ -66,6 +66,30 @@ test('params that are not JSON data are refused with ERR_INVALID_ARGUMENT; overs
   assert.equal((await run('async (p) => p', { params: 'ok' })).result, 'ok');
 });
 
+test('params that are not JSON data at any depth are refused before the program starts, in both forms', async () => {
+  // JSON.stringify alone dropped or changed these, and the program ran (with its tool calls).
+  const calls = [];
+  const watched = tableDispatch({ tools: { echo: (x) => { calls.push(x); return x; } } });
+  const bad = [
+    [[1, () => 1], /a function is not JSON data at "1"/],
+    [{ a: { s: Symbol('s') } }, /a symbol is not JSON data at "s"/],
+    [{ a: [{ b: 2n }] }, /a bigint is not JSON data at "b"/],
+    [{ m: new Map([[1, 2]]) }, /a Map is not JSON data/],
+    [{ n: [1, NaN] }, /NaN is not JSON data/],
+    [[undefined], /undefined in an array is not JSON data/],
+  ];
+  for (const [params, message] of bad) {
+    await assert.rejects(executor.execute({ code: 'async (p) => tools.echo(1)', params, providers, dispatch: watched }),
+      { code: 'ERR_INVALID_ARGUMENT', message }, message.source);
+    await assert.rejects(executor.execute('async (p) => codemode.echo(1)', { echo: (x) => calls.push(x) }, { params }),
+      { code: 'ERR_INVALID_ARGUMENT', message }, message.source);
+  }
+  assert.deepEqual(calls, [], 'a refused run made tool calls');
+  // What JSON reads the same stays accepted: dates through toJSON, an undefined property.
+  const ok = await run('async (p) => [p.when, "gone" in p]', { params: { when: new Date(0), gone: undefined } });
+  assert.deepEqual(ok.result, ['1970-01-01T00:00:00.000Z', false]);
+});
+
 test('a module without a default export, or whose default export is not a function, fails as the program\'s error', async () => {
   const none = await run('export const a = 1');
   assert.equal(none.errorKind, 'program');

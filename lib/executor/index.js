@@ -118,17 +118,49 @@ function nativeNamespaces(providers) {
 }
 
 // `params` as the JSON text the entry function's argument is parsed from (undefined: called
-// with no argument). Only JSON data crosses into the isolate, as with tool arguments.
+// with no argument). Only JSON data crosses into the isolate, as with tool arguments, and
+// JSON.stringify alone would quietly drop or change what is not (a function or symbol in an
+// object vanishes, in an array becomes null; NaN becomes null; a Map becomes {}): such a value,
+// at any depth, is refused before the program starts. An object's property that is undefined
+// is left out, as JSON leaves it out: the program reads undefined there all the same.
 function paramsJson(params, name) {
   if (params === undefined) return undefined;
   let json;
   try {
-    json = JSON.stringify(params);
+    json = JSON.stringify(params, function strictParams(key, value) {
+      const problem = notJsonData(value, Array.isArray(this));
+      if (problem !== undefined) throw new TypeError(`${problem}${key === '' ? '' : ` at ${JSON.stringify(key)}`}`);
+      return value;
+    });
   } catch (error) {
     throw invalidArgument(`${name} must be JSON data: ${messageOf(error)}`);
   }
   if (json === undefined) throw invalidArgument(`${name} must be JSON data (got ${typeof params})`);
   return json;
+}
+
+// Why `value` (already through its toJSON) is not JSON data, or undefined when it is.
+// `inArray`: an undefined element would become null.
+function notJsonData(value, inArray) {
+  switch (typeof value) {
+    case 'function': case 'symbol': case 'bigint':
+      return `a ${typeof value} is not JSON data`;
+    case 'number':
+      return Number.isFinite(value) ? undefined : `${value} is not JSON data`;
+    case 'undefined':
+      return inArray ? 'undefined in an array is not JSON data' : undefined;
+    case 'object': {
+      if (value === null || Array.isArray(value)) return undefined;
+      const proto = Object.getPrototypeOf(value);
+      if (proto === null || proto === Object.prototype) return undefined;
+      // Boxed primitives are what JSON.stringify unwraps itself.
+      if (value instanceof String || value instanceof Number || value instanceof Boolean) return undefined;
+      const kind = (value.constructor && value.constructor.name) || 'object';
+      return `a ${kind} is not JSON data (pass a plain object, an array or a value with toJSON)`;
+    }
+    default:
+      return undefined;
+  }
 }
 
 function checkOnLog(onLog, name) {
