@@ -464,15 +464,13 @@ impl<'t> Scan<'t> {
             .is_some_and(|&b| b == b'.')
     }
 
+    /// A numeric literal, an exponent's sign included (`1e+5`; in hex `0x1e+5` that `+` is an
+    /// operator, one count fewer: the measure stays within one of an upper bound per number).
     fn skip_number(&mut self) {
         while self.at < self.text.len() {
             let c = self.text[self.at];
-            if c.is_ascii_alphanumeric() || c == b'_' || c == b'.' {
-                self.at += 1;
-            } else if (c == b'+' || c == b'-')
-                && matches!(self.text[self.at - 1], b'e' | b'E')
-                && !self.text[..self.at].starts_with(b"0x")
-            {
+            let sign = (c == b'+' || c == b'-') && matches!(self.text[self.at - 1], b'e' | b'E');
+            if c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || sign {
                 self.at += 1;
             } else {
                 break;
@@ -619,11 +617,10 @@ impl<'t> Scan<'t> {
                 b'(' => self.open(Bracket::Paren)?,
                 b'[' => self.open(Bracket::Square)?,
                 b'{' => self.open(Bracket::Brace)?,
-                b')' | b']' | b'}' => {
-                    if self.close(Bracket::Paren).is_some() {
-                        self.count_op()?;
-                    }
-                }
+                // A closer counts only when it closed what this reading opened (`close` is
+                // a no-op otherwise).
+                b')' | b']' | b'}' if self.close(Bracket::Paren).is_some() => self.count_op()?,
+                b')' | b']' | b'}' => {}
                 c if c.is_ascii_punctuation() => self.count_op()?,
                 _ => {}
             }
