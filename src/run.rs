@@ -248,6 +248,18 @@ pub struct RunError {
     pub kind: ErrorKind,
     pub bound: Option<String>,
     pub message: String,
+    /// Where in the program as written the failure is (a syntax error, or what the program
+    /// threw), while the sandbox still holds it: the sandbox writes it into `message` (with
+    /// the line itself) before the error leaves the worker, so it never crosses a protocol.
+    pub at: Option<SourceAt>,
+}
+
+/// A place in a program as its author wrote it: 1-based line and column (in UTF-16 units, as
+/// V8 counts them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SourceAt {
+    pub line: usize,
+    pub column: usize,
 }
 
 impl RunError {
@@ -256,6 +268,7 @@ impl RunError {
             kind,
             bound: None,
             message: message.into(),
+            at: None,
         }
     }
 
@@ -274,6 +287,7 @@ impl RunError {
             kind: ErrorKind::Bound,
             bound: Some(bound.to_string()),
             message: message.into(),
+            at: None,
         }
     }
 }

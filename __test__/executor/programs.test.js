@@ -157,12 +157,79 @@ for (const [name, code, params, expected] of TS_CASES) {
 
 test('TypeScript: positions in stacks and syntax errors are those of the program as written', async () => {
   const stack = await run('async () => {\n  const s: string = new Error("x").stack!;\n  return s;\n}');
-  assert.match(stack.result, /<anonymous>:2:21\)?$/m, stack.result);
+  // Every form names its frames program.js, at the positions of the program as written.
+  assert.match(stack.result, /program\.js:2:21\)?$/m, stack.result);
   const moduleStack = await run('export default async (): Promise<string> => {\n  const s: string = new Error("x").stack!;\n  return s;\n}');
   assert.match(moduleStack.result, /program\.js:2:21/, moduleStack.result);
   const syntax = await run('async () => {\n  const x: number = 1;\n  const y = ;\n}');
   assert.equal(syntax.errorKind, 'syntax');
-  assert.match(syntax.error, /\(line 3, column 13\)$/);
+  assert.equal(syntax.error, 'Expression expected (line 3, column 13)\n   3 |   const y = ;\n     |             ^');
+});
+
+// ---------------------------------------------------------------------------------------------
+// Function bodies, other languages and error places (issue 33)
+
+const BODY_PROGRAMS = [
+  ['plain', 'const list = await tools.echo([1, 2, 3]); return list.length;'],
+  ['fenced', '```js\nconst list = await tools.echo([1, 2, 3]);\nreturn list.length;\n```'],
+  ['TypeScript', 'const list: number[] = await tools.echo([1, 2, 3]);\nreturn list.length;'],
+  ['fenced TypeScript after prose', 'Here you go:\n```ts\nconst list: number[] = await tools.echo([1, 2, 3]);\nreturn list.length;\n```'],
+  ['after imports', "import { twice } from 'util.js';\nimport label from 'util.js';\nconst list = await tools.echo([1, 2, 3]);\nreturn label(twice(list.length) / 2);"],
+  ['TypeScript after imports', "import { twice } from 'util.js';\nimport * as types from 'types.js';\nconst list: number[] = await tools.echo([1, 2, 3]);\nreturn twice(list.length) / 2 + types.VERSION - 3;"],
+];
+
+for (const [shape, code] of BODY_PROGRAMS) {
+  test(`a function body runs in both forms: ${shape}`, async () => {
+    const native = await run(code);
+    assert.equal(native.error, undefined);
+    assert.ok(native.result === 3 || native.result === '#3', JSON.stringify(native.result));
+    const cf = await executor.execute(code, [{ name: 'tools', fns: { echo: (x) => x } }]);
+    assert.equal(cf.error, undefined);
+    assert.deepEqual(cf.result, native.result);
+  });
+}
+
+test('a retained handle runs a function body too', async () => {
+  const first = await run('async () => { globalThis.n = 4 }', { retainHandles: true });
+  const next = await first.handle.execute('const m = await tools.echo(globalThis.n); return m + 1;');
+  assert.deepEqual([next.result, next.error], [5, undefined]);
+  await first.handle.dispose();
+});
+
+test('a program in another language is told so in both forms, before anything runs', async () => {
+  for (const code of ['```python\nprint("hi")\n```', '```bash\nls -la\n```']) {
+    const native = await run(code);
+    assert.equal(native.errorKind, 'syntax');
+    assert.match(native.error, /the program is a ```(python|bash) code block: only JavaScript or TypeScript runs here/);
+    const cf = await executor.execute(code, []);
+    assert.match(cf.error, /only JavaScript or TypeScript runs here/);
+  }
+});
+
+test('syntax and runtime errors give the line and column as written, with the line itself, in every shape', async () => {
+  const cases = [
+    // [program, expected first line of the error, the excerpt's line]
+    ['async () => {\n  const a = 1;\n  const b = ;\n}', "Unexpected token ';' (line 3, column 13)", '  const b = ;'],
+    ['const a = 1;\nconst c = 2;\nconst b = ;\nreturn b', "Unexpected token ';' (line 3, column 11)", 'const b = ;'],
+    ['const a: number = 1;\nconst c = 2;\nconst b: number = ;\nreturn b', 'Expression expected (line 3, column 19)', 'const b: number = ;'],
+    ["import { twice } from 'util.js';\nconst list = ;\nreturn twice(list.length);", "Unexpected token ';' (line 2, column 14)", 'const list = ;'],
+    ['async () => {\n  const a = undefined;\n  return a.foo.bar;\n}', "Cannot read properties of undefined (reading 'foo') (line 3, column 12)", '  return a.foo.bar;'],
+    ['async () => {\n  const a: any = undefined;\n  return a.foo.bar;\n}', "Cannot read properties of undefined (reading 'foo') (line 3, column 12)", '  return a.foo.bar;'],
+    ['const a = undefined;\nconst b = 1;\nreturn a.foo.bar;', "Cannot read properties of undefined (reading 'foo') (line 3, column 10)", 'return a.foo.bar'],
+    ['export default async () => {\n  await tools.echo(1);\n  throw new Error("no rows");\n}', 'no rows (line 3, column 9)', '  throw new Error("no rows");'],
+    ["import { twice } from 'util.js';\nconst x = twice(1);\nnull.f();", "Cannot read properties of null (reading 'f') (line 3, column 6)", 'null.f()'],
+  ];
+  for (const [code, head, line] of cases) {
+    const out = await run(code);
+    const lines = out.error.split('\n');
+    assert.equal(lines[0], head, code);
+    assert.equal(lines[1].replace(/^\s*\d+ \| /, ''), line, code);
+    assert.match(lines[2], /^\s+\| +\^$/, code);
+    const column = Number(head.match(/column (\d+)/)[1]);
+    assert.equal(lines[2].indexOf('^') - lines[2].indexOf('|') - 2, column - 1, `caret under column ${column}: ${out.error}`);
+  }
+  // A value that is not an Error, and an error from a tool, have no place in the program.
+  assert.equal((await run('async () => { throw "plain" }')).error, 'plain');
 });
 
 test('TypeScript namespaces go through the transform; decorators (which V8 does not run) are a syntax error', async () => {
@@ -201,7 +268,8 @@ test('the same source compiles once: later runs (other params) hit the code cach
     const second = await cached.execute({ code, params: { n: 2 } });
     assert.deepEqual([second.result, second.stats.codeCacheHit], [4, true]);
     const failing = await cached.execute({ code, params: { n: -1 } });
-    assert.deepEqual([failing.error, failing.errorKind, failing.stats.codeCacheHit], ['negative -1', 'program', true]);
+    // From the cache too, the error says where it was thrown.
+    assert.deepEqual([failing.error.split('\n')[0], failing.errorKind, failing.stats.codeCacheHit], ['negative -1 (line 1, column 50)', 'program', true]);
     const other = await cached.execute({ code: code + ' ', params: { n: 1 } });
     assert.equal(other.stats.codeCacheHit, false, 'another source is another entry');
     const modules = 'export default (p) => p + 1';

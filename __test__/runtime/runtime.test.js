@@ -395,6 +395,27 @@ test('snippets: saved from an execution, run in the sandbox with the outer seq, 
   assert.equal(await runtime.deleteSnippet('count'), false);
 });
 
+test('snippets saved from statement-style code run with codemode.run, in every shape a run accepts', async () => {
+  const { runtime } = setup();
+  const shapes = {
+    statements: 'const list = await tracker.list_issues(); return list.length;',
+    typescript: 'const list: unknown[] = await tracker.list_issues();\nreturn list.length;',
+    lastExpression: 'const list = await tracker.list_issues();\nlist.length',
+    fenced: '```js\nconst list = await tracker.list_issues();\nreturn list.length;\n```',
+    arrow: 'async () => (await tracker.list_issues()).length',
+    typedArrow: 'async (): Promise<number> => (await tracker.list_issues()).length',
+  };
+  for (const [name, code] of Object.entries(shapes)) {
+    const source = await runtime.execute({ code });
+    assert.equal(source.status, 'completed', `${name}: ${source.error}`);
+    assert.equal(source.result, 1, name);
+    await runtime.saveSnippet(name, { executionId: source.executionId });
+    const out = await runtime.execute({ code: `async () => await codemode.run(${JSON.stringify(name)})` });
+    assert.equal(out.status, 'completed', `${name}: ${out.error}`);
+    assert.equal(out.result, 1, `snippet ${name}`);
+  }
+});
+
 test('tool(): the AI SDK shape, the model output without calls', async () => {
   const { runtime } = setup();
   const tool = runtime.tool();

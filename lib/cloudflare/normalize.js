@@ -75,19 +75,38 @@ function fromProgram(source, program) {
 function programForRun(code) {
   const { source, program } = parse(code);
   if (source === '') return { code: EMPTY_PROGRAM, statements: false };
-  if (program === null) return { code: source, statements: true };
+  // A fence of another language (```python) goes as written, for the sandbox to say what it is.
+  if (program === null || source.startsWith('```')) return { code: source, statements: true };
   const isModule = program.body.some((node) => node.type === 'ImportDeclaration' || node.type.startsWith('Export'));
   if (isModule) return { code: source, statements: false };
   return { code: fromProgram(source, program), statements: false };
 }
 
 // A stored program as the function expression `codemode.run` calls: normalizeCode's reading
-// when acorn parses it; a text it cannot parse (TypeScript, most often an arrow function) is
-// left as written, for the stripper to read inside the calling program.
+// when acorn parses it, as a module or as a function body (statements with a top-level
+// `return`: what a model's execution most often was); a text it cannot parse (TypeScript) is
+// left as written when it starts like a function expression, for the stripper to read inside
+// the calling program, and is otherwise the body of one.
 function functionExpression(code) {
   const { source, program } = parse(code);
   if (source === '') return EMPTY_PROGRAM;
-  return program === null ? source : fromProgram(source, program);
+  if (program !== null) return fromProgram(source, program);
+  const body = parseBody(source);
+  if (body !== null) return fromProgram(source, body);
+  return FUNCTION_START.test(source) ? source : wrapBody(source);
+}
+
+// `async (`, `async x =>`, `function`, `(…) =>`, `x =>`: a text that starts as a function
+// expression does.
+const FUNCTION_START = /^(?:async\b|function\b|\(|[A-Za-z_$][\w$]*\s*=>)/;
+
+// acorn's reading of `source` as the body of an async function, or null.
+function parseBody(source) {
+  try {
+    return acorn.parse(source, { ecmaVersion: 'latest', sourceType: 'script', allowReturnOutsideFunction: true, allowAwaitOutsideFunction: true });
+  } catch {
+    return null;
+  }
 }
 
 // Marks an executor whose Cloudflare-form execute reads raw program text itself (programForRun):

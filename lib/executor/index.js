@@ -314,7 +314,10 @@ class IsolateExecutor {
       code: statements === undefined ? unwrapProgram(code) : code,
       paramsJson: params,
       typescript: this.#typescript,
-      statements: statements === true,
+      // The native form (statements undefined) reads a function body as one too, when the
+      // text is neither an expression nor a module: what models answer with most often after
+      // a function. The Cloudflare form says what normalizeCode made of its text.
+      statements: statements !== false,
       // Help in messages about what the sandbox lacks: the native form (the Cloudflare form
       // keeps Cloudflare's texts).
       explain: resultMode === 'json',

@@ -202,7 +202,8 @@ impl NativeExecutor {
                 code: request.code,
                 params_json: request.params_json,
                 typescript: request.typescript.unwrap_or(false),
-                statements: false,
+                // A function body is read as one here too (as in a fresh run's native form).
+                statements: true,
                 explain: true,
             },
         };

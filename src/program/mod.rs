@@ -5,10 +5,12 @@
 //! JavaScript thread.
 
 mod hints;
+mod imports;
 mod nesting;
 mod typescript;
 
 pub use hints::with_hint;
+pub use imports::imports_as_statements;
 pub use typescript::{strip_types, Diagnostic, Stripped};
 
 /// How a program's text is read.
@@ -16,8 +18,39 @@ pub use typescript::{strip_types, Diagnostic, Stripped};
 pub enum Form {
     /// An expression evaluating to the entry function (`async (params) => { ... }`).
     Expression,
+    /// The body of an async function: compiled as `async () => {`, a line break, the text.
+    Body,
     /// An ES module whose default export is the entry function.
     Module,
+}
+
+/// How many lines of a failure's place a message shows at most: one, cut to this many
+/// characters around the column.
+const EXCERPT_CHARS: usize = 120;
+
+/// `message`, then where in `code` it happened: `(line L, column C)` and, on the lines after,
+/// that line of the program with a caret under the column, so a model fixing its program
+/// sees what it wrote there. A place past the end of `code` gets the position only.
+pub fn with_place(message: &str, code: &str, line: usize, column: usize) -> String {
+    let place = format!("{message} (line {line}, column {column})");
+    let Some(text) = code.lines().nth(line.saturating_sub(1)) else {
+        return place;
+    };
+    let chars: Vec<char> = text.chars().collect();
+    let at = column.saturating_sub(1).min(chars.len());
+    // A long line is cut to a window around the column.
+    let start = at.saturating_sub(EXCERPT_CHARS / 2);
+    let end = (start + EXCERPT_CHARS).min(chars.len());
+    let shown: String = chars[start..end]
+        .iter()
+        .map(|&c| if c == '\t' { ' ' } else { c })
+        .collect();
+    if shown.trim().is_empty() {
+        return place;
+    }
+    let lead = if start > 0 { "…" } else { "" };
+    let caret = " ".repeat(lead.chars().count() + (at - start));
+    format!("{place}\n{line:>4} | {lead}{shown}\n{:>4} | {caret}^", "")
 }
 
 /// Whether `text` has a line that starts an `import` or `export` declaration: only a module can
@@ -41,6 +74,33 @@ pub fn looks_like_module(text: &str) -> bool {
 
 fn keyword_then(line: &str, keyword: &str, rest_ok: impl Fn(&str) -> bool) -> bool {
     line.strip_prefix(keyword).is_some_and(rest_ok)
+}
+
+/// The languages of a fence around a program that the sandbox reads (the host takes such a
+/// fence off before the program gets here).
+const SCRIPT_LANGUAGES: &[&str] = &[
+    "",
+    "js",
+    "javascript",
+    "mjs",
+    "cjs",
+    "ts",
+    "typescript",
+    "tsx",
+    "jsx",
+];
+
+/// The language a text that starts with a code fence names, when it is not JavaScript or
+/// TypeScript (```python, ```bash): such a text is never a program here (as JavaScript it
+/// would read as an empty template literal called as a tag). `Some("")` never happens: a
+/// bare fence is taken off by the host.
+pub fn foreign_fence(text: &str) -> Option<&str> {
+    let rest = text.trim_start().strip_prefix("```")?;
+    let language = rest
+        .split(|c: char| c.is_whitespace() || c == '`')
+        .next()
+        .unwrap_or("");
+    (!SCRIPT_LANGUAGES.contains(&language.to_ascii_lowercase().as_str())).then_some(language)
 }
 
 /// Takes off the semicolons and white space that end `text` (what a code generator appends
@@ -76,6 +136,28 @@ mod tests {
         ));
         assert!(!looks_like_module("async () => { const important = 1 }"));
         assert!(!looks_like_module("async () => {\n  exports.a = 1\n}"));
+    }
+
+    #[test]
+    fn a_place_shows_its_line_with_a_caret() {
+        let code = "async () => {\n  const a = 1;\n  return a.foo.bar;\n}";
+        assert_eq!(
+            with_place("TypeError: x", code, 3, 12),
+            "TypeError: x (line 3, column 12)\n   3 |   return a.foo.bar;\n     |            ^"
+        );
+        assert_eq!(with_place("E", code, 9, 1), "E (line 9, column 1)");
+        let long = format!("{}x", " ".repeat(500));
+        let placed = with_place("E", &long, 1, 501);
+        assert!(placed.ends_with("…") || placed.contains("…"), "{placed}");
+        assert!(placed.lines().all(|l| l.chars().count() < 140), "{placed}");
+    }
+
+    #[test]
+    fn fences_of_other_languages_are_told() {
+        assert_eq!(foreign_fence("```python\nprint(1)\n```"), Some("python"));
+        assert_eq!(foreign_fence("  ```Bash\nls"), Some("Bash"));
+        assert_eq!(foreign_fence("```ts\nconst a = 1"), None);
+        assert_eq!(foreign_fence("async () => `\n```python\n`"), None);
     }
 
     #[test]

@@ -496,6 +496,7 @@ impl EngineMessage {
                                     .ok_or_else(|| DecodeError(format!("bad error kind {kind}")))?,
                                 bound,
                                 message,
+                                at: None,
                             }),
                         };
                         let output = RunOutput {

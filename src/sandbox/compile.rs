@@ -4,8 +4,11 @@
 
 use super::code_cache::{CacheKey, CachedProgram, CodeCache};
 use super::{caught, Failure, Helpers, Program};
-use crate::program::{looks_like_module, strip_types, Diagnostic, Form, Stripped};
-use crate::run::ErrorKind;
+use crate::program::{
+    foreign_fence, imports_as_statements, looks_like_module, strip_types, Diagnostic, Form,
+    Stripped,
+};
+use crate::run::{ErrorKind, SourceAt};
 use std::sync::Arc;
 use v8::script_compiler::{CachedData, CompileOptions, NoCacheReason, Source};
 
@@ -30,8 +33,8 @@ pub(super) struct ToCache {
 
 const SPLICED: &str = "SyntaxError: the program must be one expression (such as `async () => { ... }`); its text closes the expression it is compiled in";
 
-/// The name a module program's errors and stack frames carry.
-const MODULE_NAME: &str = "program.js";
+/// The name a program's errors and stack frames carry, in every form.
+pub(super) const PROGRAM_NAME: &str = "program.js";
 
 /// Compiles the run's program: from the code cache when it holds this source, else prepared
 /// and compiled afresh (`Some(ToCache)` then says what to store). `hit` tells which.
@@ -56,34 +59,12 @@ pub(super) fn compile<'s>(
             None => tc.reset(),
         }
     }
-    // What the stripper said about a text it could not parse: when V8 stops elsewhere, it
-    // stopped at TypeScript, and the stripper's complaint is the program's real error.
-    let mut unparsable = None;
-    let stripped = if input.typescript {
-        match strip_types(&input.code).map_err(Failure::Error)? {
-            Stripped::Changed(text) => Some(text),
-            Stripped::Unchanged => None,
-            // Statements that return at their top level parse only inside the function they
-            // are the body of: strip them there.
-            Stripped::Unparsable(_) if input.statements => {
-                let body = statements_body(&input.code);
-                match strip_types(&body).map_err(Failure::Error)? {
-                    Stripped::Changed(text) => Some(text),
-                    _ => None,
-                }
-            }
-            Stripped::Unparsable(diagnostic) => {
-                unparsable = diagnostic;
-                None
-            }
-        }
-    } else {
-        None
-    };
-    // Leading declarations that were only types (`interface P { … }` before the function) leave
-    // the `;` the stripper puts in their place: blanked too, so the function is an expression.
-    let stripped = stripped.map(blank_leading_semicolons);
-    let text = stripped.as_deref().unwrap_or(&input.code);
+    if let Some(language) = foreign_fence(&input.code) {
+        return Err(Failure::of(
+            ErrorKind::Syntax,
+            format!("SyntaxError: the program is a ```{language} code block: only JavaScript or TypeScript runs here (an async arrow function, a module, or the body of an async function)"),
+        ));
+    }
     let to_cache = |form: Form, text: Option<String>| ToCache {
         code: Arc::from(input.code.as_str()),
         typescript: input.typescript,
@@ -91,6 +72,30 @@ pub(super) fn compile<'s>(
         form,
         text: text.map(Arc::from),
     };
+    let explain = input.explain;
+    let prepared = if input.typescript {
+        prepare_typescript(&input.code, input.statements).map_err(Failure::Error)?
+    } else {
+        Prepared::default()
+    };
+    // Statements the stripper could read only as a function body: compiled as one.
+    if let Some(body) = prepared.body {
+        return match compile_as(tc, Form::Body, &body, None) {
+            Some((compiled, _)) => {
+                one_expression(tc, &body)?;
+                Ok((compiled, Some(to_cache(Form::Body, Some(body)))))
+            }
+            None if stopped(tc) => Err(Failure::Stopped),
+            None => Err(syntax_failure(tc, helpers, explain, None)),
+        };
+    }
+    // What the stripper said about a text it could not parse: when V8 stops elsewhere, it
+    // stopped at TypeScript, and the stripper's complaint is the program's real error.
+    let unparsable = prepared.unparsable;
+    // Leading declarations that were only types (`interface P { … }` before the function) leave
+    // the `;` the stripper puts in their place: blanked too, so the function is an expression.
+    let stripped = prepared.text.map(blank_leading_semicolons);
+    let text = stripped.as_deref().unwrap_or(&input.code);
     // An expression first: a text that is one compiles as one, whatever its lines look like.
     if let Some((compiled, _)) = compile_as(tc, Form::Expression, text, None) {
         one_expression(tc, text)?;
@@ -99,66 +104,148 @@ pub(super) fn compile<'s>(
     if stopped(tc) {
         return Err(Failure::Stopped);
     }
-    let explain = input.explain;
-    let as_expression = syntax_failure(
-        tc,
-        helpers,
-        Wrapping::Parenthesized,
-        explain,
-        unparsable.as_ref(),
-    );
+    let as_expression = syntax_failure(tc, helpers, explain, unparsable.as_ref());
     tc.reset();
     if looks_like_module(text) {
-        return match compile_as(tc, Form::Module, text, None) {
-            Some((compiled, _)) => Ok((compiled, Some(to_cache(Form::Module, stripped)))),
-            None => Err(syntax_failure(
-                tc,
-                helpers,
-                Wrapping::None,
-                explain,
-                unparsable.as_ref(),
-            )),
+        if let Some((compiled, _)) = compile_as(tc, Form::Module, text, None) {
+            return Ok((compiled, Some(to_cache(Form::Module, stripped))));
+        }
+        if stopped(tc) {
+            return Err(Failure::Stopped);
+        }
+        let as_module = syntax_failure(tc, helpers, explain, unparsable.as_ref());
+        tc.reset();
+        // Imports, then a function body (`return` at the top level): the body of an async
+        // function once the imports are `await import(…)`.
+        let rewritten = input
+            .statements
+            .then(|| imports_as_statements(text))
+            .flatten();
+        let Some(rewritten) = rewritten else {
+            return Err(as_module);
+        };
+        let body = statements_body(&rewritten);
+        return match compile_as(tc, Form::Body, &body, None) {
+            Some((compiled, _)) => {
+                one_expression(tc, &body)?;
+                Ok((compiled, Some(to_cache(Form::Body, Some(body)))))
+            }
+            None if stopped(tc) => Err(Failure::Stopped),
+            // The body's error when the module's was its top-level `return`.
+            None if message_of(&as_module).contains("return") => {
+                Err(syntax_failure(tc, helpers, explain, unparsable.as_ref()))
+            }
+            None => Err(as_module),
         };
     }
     if input.statements {
         let body = statements_body(text);
-        return match compile_as(tc, Form::Expression, &body, None) {
+        return match compile_as(tc, Form::Body, &body, None) {
             Some((compiled, _)) => {
                 one_expression(tc, &body)?;
-                Ok((compiled, Some(to_cache(Form::Expression, Some(body)))))
+                Ok((compiled, Some(to_cache(Form::Body, Some(body)))))
             }
-            None => Err(syntax_failure(tc, helpers, Wrapping::Body, explain, None)),
+            None if stopped(tc) => Err(Failure::Stopped),
+            None => Err(syntax_failure(tc, helpers, explain, unparsable.as_ref())),
         };
     }
     Err(as_expression)
 }
 
-/// What the compiled text adds around the program, for positions as the program was written.
-#[derive(Clone, Copy)]
-enum Wrapping {
-    /// A module: compiled as written.
-    None,
-    /// `(` before the expression, on its first line.
-    Parenthesized,
-    /// `async () => {` and a line break before the statements.
-    Body,
+/// A TypeScript program made ready to compile.
+#[derive(Default)]
+struct Prepared {
+    /// The text without its types, when it had any (same positions).
+    text: Option<String>,
+    /// The program stripped as the body of an async function (`statements_body`), when only
+    /// that reading parses: statements with a top-level `return`, after imports or not.
+    body: Option<String>,
+    /// The stripper's complaint about a text no reading parses, at its place as written.
+    unparsable: Option<Diagnostic>,
 }
 
-/// The syntax error in `tc`. With `explain`, its message ends with where it is, in the
-/// program as written (V8's SyntaxError text has no position; TypeScript's types are blanked
-/// out in place, so they do not move it); and when the stripper could not parse the program
-/// either and stopped somewhere else, V8 stopped at TypeScript syntax: the stripper's error
-/// is the one to report.
+/// Strips `code`'s types: as written, else (with `statements`) as a function body, else as a
+/// function body once its leading imports are dynamic imports.
+fn prepare_typescript(code: &str, statements: bool) -> Result<Prepared, crate::run::RunError> {
+    let diagnostic = match strip_types(code)? {
+        Stripped::Changed(text) => {
+            return Ok(Prepared {
+                text: Some(text),
+                ..Prepared::default()
+            })
+        }
+        Stripped::Unchanged => return Ok(Prepared::default()),
+        Stripped::Unparsable(diagnostic) => diagnostic,
+    };
+    if !statements {
+        return Ok(Prepared {
+            unparsable: diagnostic,
+            ..Prepared::default()
+        });
+    }
+    // Statements that return at their top level parse only inside the function they are the
+    // body of: strip them there. The body's first line is the wrapper's, so its complaints
+    // are one line down from the program as written.
+    let as_body = |text: &str| -> Result<Result<String, Option<Diagnostic>>, _> {
+        Ok(match strip_types(&statements_body(text))? {
+            Stripped::Changed(body) => Ok(body),
+            Stripped::Unchanged => Ok(statements_body(text)),
+            Stripped::Unparsable(d) => Err(d.map(|d| Diagnostic {
+                line: d.line.saturating_sub(1).max(1),
+                ..d
+            })),
+        })
+    };
+    let body_diagnostic = match as_body(code)? {
+        Ok(body) => {
+            return Ok(Prepared {
+                body: Some(body),
+                ..Prepared::default()
+            })
+        }
+        Err(d) => d,
+    };
+    // After imports, the body they are followed by: its complaint is the one that counts.
+    let body_diagnostic = match imports_as_statements(code) {
+        Some(rewritten) => match as_body(&rewritten)? {
+            Ok(body) => {
+                return Ok(Prepared {
+                    body: Some(body),
+                    ..Prepared::default()
+                })
+            }
+            Err(d) => d,
+        },
+        None => body_diagnostic,
+    };
+    Ok(Prepared {
+        unparsable: body_diagnostic.or(diagnostic),
+        ..Prepared::default()
+    })
+}
+
+fn message_of(failure: &Failure) -> &str {
+    match failure {
+        Failure::Error(error) => &error.message,
+        Failure::Stopped => "",
+    }
+}
+
+/// The syntax error in `tc`, with its place in the program as written (`RunError::at`; V8's
+/// SyntaxError text has none): the compiled text's origin takes the wrapper around the program
+/// off V8's positions, and TypeScript's types are blanked out in place, so they do not move
+/// them. When the stripper could not parse the program either and stopped somewhere else, V8
+/// stopped at TypeScript syntax: the stripper's error is the one to report. Without `explain`
+/// (the Cloudflare form) the message stays V8's.
 fn syntax_failure(
     tc: &mut Tc<'_, '_, '_, '_>,
     helpers: &Helpers,
-    wrapping: Wrapping,
     explain: bool,
     stripper: Option<&Diagnostic>,
 ) -> Failure {
     let position = tc.message().and_then(|message| {
         let line = message.get_line_number(tc)?;
-        Some((line, message.get_start_column()))
+        Some((line, message.get_start_column() + 1))
     });
     let failure = caught(tc, &helpers.describe).with_kind(ErrorKind::Syntax);
     let (Some((line, column)), true) = (position, explain) else {
@@ -167,17 +254,12 @@ fn syntax_failure(
     let Failure::Error(mut error) = failure else {
         return failure;
     };
-    let (line, column) = match wrapping {
-        Wrapping::None => (line, column),
-        Wrapping::Parenthesized if line == 1 => (1, column.saturating_sub(1)),
-        Wrapping::Parenthesized => (line, column),
-        Wrapping::Body => (line.saturating_sub(1).max(1), column),
+    let (message, line, column) = match stripper {
+        Some(d) if (d.line, d.column) != (line, column) => (d.text.clone(), d.line, d.column),
+        _ => (error.message, line, column),
     };
-    let column = column + 1;
-    error.message = match stripper {
-        Some(d) if (d.line, d.column) != (line, column) => d.message(),
-        _ => format!("{} (line {line}, column {column})", error.message),
-    };
+    error.message = message;
+    error.at = Some(SourceAt { line, column });
     Failure::Error(error)
 }
 
@@ -247,13 +329,18 @@ fn compile_as<'s>(
         CompileOptions::NoCompileOptions
     };
     let source_text = match form {
-        Form::Expression => v8::String::new(tc, &format!("({text}\n)"))?,
+        Form::Expression | Form::Body => v8::String::new(tc, &format!("({text}\n)"))?,
         Form::Module => v8::String::new(tc, text)?,
     };
+    // Every form carries the program's name, and offsets that take the wrapper off V8's
+    // positions (messages and stack frames alike): an expression's `(` on the first line, a
+    // body's `async () => {` line above it.
     let origin = match form {
-        Form::Module => Some(super::modules::module_origin(tc, MODULE_NAME)?),
-        Form::Expression => None,
+        Form::Module => super::modules::module_origin(tc, PROGRAM_NAME)?,
+        Form::Expression => super::modules::script_origin(tc, PROGRAM_NAME, 0, -1)?,
+        Form::Body => super::modules::script_origin(tc, PROGRAM_NAME, -1, 0)?,
     };
+    let origin = Some(origin);
     let mut source = match cached {
         Some(bytes) => {
             Source::new_with_cached_data(source_text, origin.as_ref(), CachedData::new(bytes))
@@ -261,7 +348,7 @@ fn compile_as<'s>(
         None => Source::new(source_text, origin.as_ref()),
     };
     let compiled = match form {
-        Form::Expression => Compiled::Script(v8::script_compiler::compile(
+        Form::Expression | Form::Body => Compiled::Script(v8::script_compiler::compile(
             tc,
             &mut source,
             options,

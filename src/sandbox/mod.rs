@@ -382,10 +382,14 @@ impl Sandbox {
                 let explain = program.input.explain;
                 if explain && matches!(error.kind, ErrorKind::Syntax | ErrorKind::Program) {
                     // What the program reached for and the sandbox does not have (`require`,
-                    // JSX, Node's globals) gets a sentence saying what to write instead.
+                    // JSX, Node's globals) gets a sentence saying what to write instead; then
+                    // where it failed, with that line of the program.
                     let syntax = error.kind == ErrorKind::Syntax;
-                    let message =
-                        crate::program::with_hint(error.message, &program.input.code, syntax);
+                    let code = &program.input.code;
+                    let mut message = crate::program::with_hint(error.message, code, syntax);
+                    if let Some(at) = error.at {
+                        message = crate::program::with_place(&message, code, at.line, at.column);
+                    }
                     RunError { message, ..error }
                 } else {
                     error
@@ -440,12 +444,39 @@ fn describe_value(
     value: v8::Local<'_, v8::Value>,
     describe: &v8::Global<v8::Function>,
 ) -> Failure {
+    let at = program_place(tc, value);
     let describe = v8::Local::new(tc, describe);
     let undefined = v8::undefined(tc).into();
     match describe.call(tc, undefined, &[value]) {
-        Some(text) => Failure::program(text.to_rust_string_lossy(tc)),
+        Some(text) => Failure::Error(RunError {
+            at,
+            ..RunError::new(ErrorKind::Program, text.to_rust_string_lossy(tc))
+        }),
         None => Failure::Stopped,
     }
+}
+
+/// Where in the program `value` (a thrown error) was made, when that is in the program's own
+/// text (not in a module it imported, the sandbox's code or a builtin): V8 places an error at
+/// the innermost frame of its stack that is script code, in the program's positions as written
+/// (`compile_as` gives every form an origin that takes its wrapper off).
+fn program_place(
+    tc: &mut v8::PinnedRef<'_, v8::TryCatch<'_, '_, v8::HandleScope<'_>>>,
+    value: v8::Local<'_, v8::Value>,
+) -> Option<crate::run::SourceAt> {
+    if !value.is_native_error() {
+        return None;
+    }
+    let message = v8::Exception::create_message(tc, value);
+    let name = message.get_script_resource_name(tc)?;
+    if name.to_rust_string_lossy(tc) != compile::PROGRAM_NAME {
+        return None;
+    }
+    let line = message.get_line_number(tc)?;
+    (line > 0).then(|| crate::run::SourceAt {
+        line,
+        column: message.get_start_column() + 1,
+    })
 }
 
 fn run_program(

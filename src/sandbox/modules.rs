@@ -83,6 +83,30 @@ fn compile<'s>(
     Some(module)
 }
 
+/// The origin of a classic script named `name` whose positions V8 reports `line_offset` lines
+/// and (on its first line) `column_offset` columns from where they are in its text.
+pub(crate) fn script_origin<'s>(
+    scope: &mut v8::PinScope<'s, '_>,
+    name: &str,
+    line_offset: i32,
+    column_offset: i32,
+) -> Option<v8::ScriptOrigin<'s>> {
+    let name = v8::String::new(scope, name)?;
+    Some(v8::ScriptOrigin::new(
+        scope,
+        name.into(),
+        line_offset,
+        column_offset,
+        false,
+        0,
+        None,
+        false,
+        false,
+        false,
+        None,
+    ))
+}
+
 /// The origin of a module named `name` (what its errors and stack frames show).
 pub(crate) fn module_origin<'s>(
     scope: &mut v8::PinScope<'s, '_>,
