@@ -41,10 +41,10 @@ test('programs with backticks in their strings are left alone; a fence of anothe
   assert.equal(inString.result, '```js\nx\n```');
   const inTemplate = await executor.execute({ code: 'async () => `a\\`\\`\\`b`' });
   assert.equal(inTemplate.result, 'a```b');
-  // Left as it is: three backticks happen to be a (tagged) template in JavaScript.
+  // Not unwrapped, and not run: as JavaScript it would be an empty template called as a tag.
   const python = await executor.execute({ code: '```python\nprint(1)\n```' });
-  assert.equal(python.errorKind, 'program');
-  assert.match(python.error, /is not a function/);
+  assert.equal(python.errorKind, 'syntax');
+  assert.match(python.error, /the program is a ```python code block: only JavaScript or TypeScript runs here/);
   // Error positions stay the program's: leading lines are kept.
   const late = await executor.execute({ code: '\n\n\nasync () => { throw new Error("x") }' });
   assert.equal(late.errorKind, 'program');
