@@ -281,7 +281,7 @@ test('CodemodeConnector: a tool object without execute is explained (ours; Cloud
     tools() { return { docsOnly: { description: 'no execute' }, revertNotFn: { execute: () => 1, revert: true } }; }
   }
   const c = new Partial();
-  await assert.rejects(c.executeTool('docsOnly', {}), { name: 'TypeError', message: 'Tool "docsOnly" on partial has no execute function' });
+  await assert.rejects(c.executeTool('docsOnly', {}), { name: 'CodemodeExecutorError', code: 'ERR_INVALID_ARGUMENT', message: 'Tool "docsOnly" on partial has no execute function' });
   assert.equal(await c.revertAction('revertNotFn', {}, 1), false);
 });
 
@@ -1273,8 +1273,8 @@ test('ToolSetConnector (ours): constructor forms and options checking', async ()
   });
   assert.ok(toolSetConnector(undefined, { tools }) instanceof ToolSetConnector);
   assert.ok(withCtx instanceof CodemodeConnector);
-  assert.throws(() => new ToolSetConnector({}, {}), { name: 'TypeError', message: /needs options with a `tools` record/ });
-  assert.throws(() => new ToolSetConnector(), TypeError);
+  assert.throws(() => new ToolSetConnector({}, {}), { name: 'CodemodeExecutorError', code: 'ERR_INVALID_ARGUMENT', message: /needs options with a `tools` record/ });
+  assert.throws(() => new ToolSetConnector(), { code: 'ERR_INVALID_ARGUMENT' });
   // the options object is read when the tools resolve, as Cloudflare does
   const options = { tools: {} };
   const late = new ToolSetConnector(options);

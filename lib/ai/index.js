@@ -22,7 +22,10 @@ function ai() {
     try {
       aiSdk = require('ai');
     } catch (error) {
-      throw new Error(`@supolka/codemode-executor/ai needs the AI SDK (npm install ai), which could not be loaded: ${error.message}`, { cause: error });
+      const fault = invalidArgument(`@supolka/codemode-executor/ai needs the AI SDK (npm install ai), which could not be loaded: ${error.message}`);
+      // The loader's error as `cause`, as `new Error(message, { cause })` gives it.
+      Object.defineProperty(fault, 'cause', { value: error, writable: true, configurable: true });
+      throw fault;
     }
   }
   return aiSdk;

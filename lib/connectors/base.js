@@ -9,6 +9,7 @@
 
 const { generateTypesFromJsonSchema } = require('../cloudflare/schema-types.js');
 const { isObject } = require('../util.js');
+const { invalidArgument } = require('../executor/errors.js');
 
 const hasOwn = (obj, key) => isObject(obj) && Object.prototype.hasOwnProperty.call(obj, key);
 
@@ -65,7 +66,7 @@ class CodemodeConnector {
 
   /** The namespace the sandbox sees (a JavaScript identifier, not "codemode"). Required. */
   name() {
-    throw new Error(`${className(this)} must implement name() — it returns the namespace the sandbox sees`);
+    throw invalidArgument(`${className(this)} must implement name() — it returns the namespace the sandbox sees`);
   }
 
   /** Extra guidance for the model, shown with the connector's types. Optional. */
@@ -75,7 +76,7 @@ class CodemodeConnector {
 
   /** The tools record, `Record<name, ConnectorTool>` (may be async). Required. */
   tools() {
-    throw new Error(`${className(this)} must implement tools() — it returns the connector's tools record`);
+    throw invalidArgument(`${className(this)} must implement tools() — it returns the connector's tools record`);
   }
 
   /** Decoration hook, called once per tool when the tools are first resolved. */
@@ -93,7 +94,7 @@ class CodemodeConnector {
       this.#toolsPromise = (async () => {
         const tools = await this.tools();
         if (!isObject(tools)) {
-          throw new TypeError(`tools() of connector "${this.name()}" must return an object of tools (got ${tools === null ? 'null' : typeof tools})`);
+          throw invalidArgument(`tools() of connector "${this.name()}" must return an object of tools (got ${tools === null ? 'null' : typeof tools})`);
         }
         const out = {};
         for (const [name, t] of Object.entries(tools)) {
@@ -118,7 +119,7 @@ class CodemodeConnector {
     for (const [name, t] of Object.entries(tools)) {
       const reexecute = t.replay === 'reexecute';
       if (t.requiresApproval && reexecute) {
-        throw new Error(`Connector "${this.name()}" tool "${name}" cannot combine requiresApproval with replay: "reexecute" — approved actions must be logged, not re-executed.`);
+        throw invalidArgument(`Connector "${this.name()}" tool "${name}" cannot combine requiresApproval with replay: "reexecute" — approved actions must be logged, not re-executed.`);
       }
       setOwn(descriptors, name, {
         description: t.description,
@@ -140,9 +141,9 @@ class CodemodeConnector {
   async executeTool(method, args, ctx) {
     const tools = await this.resolvedTools();
     const tool = hasOwn(tools, method) ? tools[method] : undefined;
-    if (!tool) throw new Error(`Tool "${method}" not found on ${this.name()}`);
+    if (!tool) throw invalidArgument(`Tool "${method}" not found on ${this.name()}`);
     if (typeof tool.execute !== 'function') {
-      throw new TypeError(`Tool "${method}" on ${this.name()} has no execute function`);
+      throw invalidArgument(`Tool "${method}" on ${this.name()} has no execute function`);
     }
     return await tool.execute(args, ctx);
   }

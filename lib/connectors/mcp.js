@@ -4,6 +4,7 @@
 
 const { sanitizeToolName } = require('../cloudflare/names.js');
 const { isObject } = require('../util.js');
+const { invalidArgument } = require('../executor/errors.js');
 const { CodemodeConnector, className, setOwn } = require('./base.js');
 
 // What a tool call of an MCP client returns, as the program sees it.
@@ -40,7 +41,7 @@ class McpConnector extends CodemodeConnector {
   #connectionPromise;
 
   createConnection() {
-    throw new Error(`${className(this)} must implement createConnection() — it returns { client, tools?, fetchTools?, instructions? }`);
+    throw invalidArgument(`${className(this)} must implement createConnection() — it returns { client, tools?, fetchTools?, instructions? }`);
   }
 
   /** The connector tool name for an MCP tool; sanitized by default. */
@@ -79,7 +80,7 @@ class McpConnector extends CodemodeConnector {
     for (const mcpTool of mcpTools || []) {
       const name = this.toolName(mcpTool);
       if (sources.has(name)) {
-        throw new Error(`MCP tools "${sources.get(name)}" and "${mcpTool.name}" on ${this.name()} both map to "${name}". Override toolName() to disambiguate.`);
+        throw invalidArgument(`MCP tools "${sources.get(name)}" and "${mcpTool.name}" on ${this.name()} both map to "${name}". Override toolName() to disambiguate.`);
       }
       sources.set(name, mcpTool.name);
       const mcpName = mcpTool.name;

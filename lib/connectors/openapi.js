@@ -4,6 +4,7 @@
 
 const { sanitizeToolName } = require('../cloudflare/names.js');
 const { isObject } = require('../util.js');
+const { invalidArgument } = require('../executor/errors.js');
 const { CodemodeConnector, className, hasOwn, setOwn } = require('./base.js');
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'];
@@ -156,11 +157,11 @@ function toRequest(op, args) {
  */
 class OpenApiConnector extends CodemodeConnector {
   spec() {
-    throw new Error(`${className(this)} must implement spec() — it returns the OpenAPI document`);
+    throw invalidArgument(`${className(this)} must implement spec() — it returns the OpenAPI document`);
   }
 
   request(_options) {
-    throw new Error(`${className(this)} must implement request({ path, method, params, body, headers })`);
+    throw invalidArgument(`${className(this)} must implement request({ path, method, params, body, headers })`);
   }
 
   exposeSpec() {

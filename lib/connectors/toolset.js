@@ -21,6 +21,7 @@
 const { sanitizeToolName } = require('../cloudflare/names.js');
 const { generateTypesFromJsonSchema } = require('../cloudflare/schema-types.js');
 const { isObject } = require('../util.js');
+const { invalidArgument } = require('../executor/errors.js');
 const { CodemodeConnector, setOwn } = require('./base.js');
 
 const AI_SDK_SCHEMA = Symbol.for('vercel.ai.schema');
@@ -141,7 +142,7 @@ class ToolSetConnector extends CodemodeConnector {
     }
     super(ctx, {});
     if (!isObject(options) || !isObject(options.tools)) {
-      throw new TypeError('ToolSetConnector needs options with a `tools` record (an AI SDK ToolSet): new ToolSetConnector(ctx, { tools, name?, instructions? })');
+      throw invalidArgument('ToolSetConnector needs options with a `tools` record (an AI SDK ToolSet): new ToolSetConnector(ctx, { tools, name?, instructions? })');
     }
     this.#options = options;
   }
@@ -176,7 +177,7 @@ class ToolSetConnector extends CodemodeConnector {
       const execute = t.execute;
       const name = sanitizeToolName(toolName);
       if (sources.has(name)) {
-        throw new Error(`Tools "${sources.get(name)}" and "${toolName}" on ${this.name()} both map to "${name}" — rename one of them.`);
+        throw invalidArgument(`Tools "${sources.get(name)}" and "${toolName}" on ${this.name()} both map to "${name}" — rename one of them.`);
       }
       sources.set(name, toolName);
 

@@ -13,6 +13,7 @@ const { truncateResult } = require('../cloudflare/truncate.js');
 const { MCP_TEMPLATE, CODE_FIELD } = require('../cloudflare/code-tool-text.js');
 const { toModelOutput } = require('../runtime/model-tool.js');
 const { messageOf } = require('../util.js');
+const { invalidArgument } = require('../executor/errors.js');
 
 let loaded;
 function sdk() {
@@ -25,7 +26,10 @@ function sdk() {
         z: require('zod').z,
       };
     } catch (error) {
-      throw new Error(`@supolka/codemode-executor/mcp needs the MCP SDK (npm install @modelcontextprotocol/sdk), which could not be loaded: ${error.message}`, { cause: error });
+      const fault = invalidArgument(`@supolka/codemode-executor/mcp needs the MCP SDK (npm install @modelcontextprotocol/sdk), which could not be loaded: ${error.message}`);
+      // The loader's error as `cause`, as `new Error(message, { cause })` gives it.
+      Object.defineProperty(fault, 'cause', { value: error, writable: true, configurable: true });
+      throw fault;
     }
   }
   return loaded;
@@ -326,7 +330,7 @@ async function runtimeAnswer(run, text = outcomeText) {
  */
 function runtimeMcpServer({ runtime, server, name = 'codemode-runtime', version = '1.0.0', description }) {
   if (!runtime || typeof runtime.execute !== 'function' || typeof runtime.approve !== 'function') {
-    throw new TypeError('runtimeMcpServer: runtime must be a durable runtime (createCodemodeRuntime)');
+    throw invalidArgument('runtimeMcpServer: runtime must be a durable runtime (createCodemodeRuntime)');
   }
   const { McpServer, z } = sdk();
   const target = server ?? new McpServer({ name, version });
