@@ -55,7 +55,7 @@ export declare class NativeStore {
    * The id of the execution that already has `key` (nothing was started), or null when
    * a new one was started with `id`.
    */
-  begin(runtime: string, id: string, code: string, connectorsJson: string, maxExecutions: number, lease: NativeLease, key?: string | undefined | null): Promise<string | null>
+  begin(runtime: string, id: string, code: string, connectorsJson: string, maxExecutions: number, lease: NativeLease, key?: string | undefined | null, gate?: NativeProgramGate | undefined | null): Promise<string | null>
   resume(runtime: string, id: string, lease: NativeLease, seq?: number | undefined | null): Promise<NativeResumed>
   renew(runtime: string, id: string, lease: NativeLease): Promise<boolean>
   release(runtime: string, id: string, owner: string): Promise<boolean>
@@ -232,6 +232,12 @@ export interface NativePending {
 export interface NativePhase {
   name: string
   durationMs: number
+}
+
+/** A run that starts paused on its program (see `store::ProgramGate`). */
+export interface NativeProgramGate {
+  args: string
+  argsStable: string
 }
 
 /** What a run resolves with on the native side. */

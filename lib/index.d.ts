@@ -591,6 +591,10 @@ export interface ExecutionState {
 }
 /** A call awaiting a decision: an approval, or (with `inDoubt`) a person's word on a call in doubt. */
 export interface PendingAction {
+  /** `'program'`: the run's program itself, awaiting approval before it starts (`approveProgram`); absent for a call. */
+  kind?: 'program'
+  /** With `kind: 'program'`: the program's code (also `args.code`). */
+  code?: string
   executionId: string
   seq: number
   connector: string
@@ -729,6 +733,15 @@ export interface CreateCodemodeRuntimeOptions {
    * or OS crash may lose the last ones. `"full"`: a power loss too (each commit waits for the disk).
    */
   durability?: 'normal' | 'full'
+  /**
+   * A person approves each program before it runs (`true`), or the programs this function
+   * picks (it gets the code and the connectors' names; `false` lets the program run, anything
+   * else gates it, and so does a throw). A gated run starts `paused` before its first statement,
+   * its program the pending action `{ kind: 'program', seq: 0, code, ... }`:
+   * `approve({ executionId, seq: 0 })` runs it, `reject` ends it with nothing of it run. The gate
+   * is stored with the run, so a restart or another process keeps it.
+   */
+  approveProgram?: boolean | ((run: { code: string; connectors: string[] }) => boolean | Promise<boolean>)
 }
 export interface PostgresStoreOptions {
   /**

@@ -416,6 +416,50 @@ test('snippets saved from statement-style code run with codemode.run, in every s
   }
 });
 
+test('approveProgram: a run waits for a person before its first statement; approved it runs once, rejected nothing ran', async () => {
+  const seen = [];
+  const { runtime, ran } = setup({}, {
+    // Reads go through unasked; anything that creates waits for a person.
+    approveProgram: ({ code, connectors }) => { seen.push(connectors); return code.includes('create_issue'); },
+  });
+  const read = await runtime.execute({ code: 'async () => (await tracker.list_issues()).length' });
+  assert.deepEqual([read.status, read.result], ['completed', 1]);
+  const paused = await runtime.execute({ code: READ_THEN_CREATE });
+  assert.equal(paused.status, 'paused', paused.error);
+  assert.deepEqual(paused.pending, [{ kind: 'program', executionId: paused.executionId, seq: 0, connector: 'codemode', method: 'program', args: { code: READ_THEN_CREATE }, code: READ_THEN_CREATE }]);
+  assert.deepEqual(await runtime.pending(paused.executionId), paused.pending);
+  assert.deepEqual(ran(), { list_issues: 1 }, 'nothing of the program ran before its approval');
+  assert.deepEqual(seen, [['tracker'], ['tracker']]);
+  // Approved: it runs up to the create_issue approval, then that approval completes it.
+  const next = await runtime.approve({ executionId: paused.executionId, seq: 0 });
+  assert.equal(next.status, 'paused', next.error);
+  assert.deepEqual(next.pending.map((p) => [p.kind, p.seq, p.method]), [[undefined, 2, 'create_issue']]);
+  const done = await runtime.approve({ executionId: paused.executionId });
+  assert.equal(done.status, 'completed', done.error);
+  assert.deepEqual(ran(), { list_issues: 2, create_issue: 1 }, 'each call ran once, the program once approved');
+  assert.deepEqual(done.calls.map((c) => [c.seq, c.connector, c.method, c.state]), [[0, 'codemode', 'program', 'applied'], [1, 'tracker', 'list_issues', 'applied'], [2, 'tracker', 'create_issue', 'applied']]);
+  // Rejected: the run ends with no call in its log past the program itself.
+  const refused = await runtime.execute({ code: READ_THEN_CREATE.replace('second', 'third') });
+  assert.equal(await runtime.reject({ executionId: refused.executionId, seq: 0 }), true);
+  const record = await runtime.execution(refused.executionId);
+  assert.equal(record.status, 'rejected');
+  assert.deepEqual(record.log.filter(Boolean).map((e) => [e.seq, e.connector, e.state]), [[0, 'codemode', 'reverted']], 'the refused program is the only entry');
+  assert.deepEqual(ran(), { list_issues: 2, create_issue: 1 });
+  await assert.rejects(async () => createCodemodeRuntime({ executor, approveProgram: 'yes', path: ':memory:' }), { code: 'ERR_INVALID_ARGUMENT' });
+});
+
+test('approveProgram survives a restart: a gated run is approved by another runtime over the same store', async () => {
+  const { runtime, dir, dbFile } = setup({}, { approveProgram: true });
+  const paused = await runtime.execute({ code: READ_THEN_CREATE });
+  assert.equal(paused.status, 'paused');
+  // A runtime configured without approveProgram still honours the stored gate.
+  const other = createCodemodeRuntime({ executor, connectors: [new Tracker(dbFile)], ...storeOptions(dir) });
+  assert.deepEqual((await other.recover()), [], 'a gated run is paused, never recovered into running');
+  const next = await other.approve({ executionId: paused.executionId, seq: 0 });
+  assert.equal(next.status, 'paused', next.error);
+  assert.equal(next.pending[0].method, 'create_issue');
+});
+
 test('tool(): the AI SDK shape, the model output without calls', async () => {
   const { runtime } = setup();
   const tool = runtime.tool();

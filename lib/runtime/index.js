@@ -13,7 +13,7 @@ const { CODES, CodemodeExecutorError, invalidArgument } = require('../executor/e
 const { buildDescription, codeInputSchema, toModelOutput } = require('./model-tool.js');
 const { tooLargeMessage, MAX_DURABLE_VALUE_BYTES } = require('./durable.js');
 const { messageOf } = require('../util.js');
-const { storeAt, storeOn, RuntimeStore, leftInForceItem } = require('./store.js');
+const { storeAt, storeOn, RuntimeStore, leftInForceItem, isProgramGate } = require('./store.js');
 const {
   SetupCache, loadSetup, eachConnector, runPass, callContext, missingConnectors, requiresMessage,
 } = require('./pass.js');
@@ -56,6 +56,7 @@ class CodemodeRuntimeHandle {
   #setup; // search() and describe(): connectors' describe() once per handle (§6.9)
   #executeSetup; // execute(): connectors' describe() once for all its runs, as one tool object's
   #leaseMs;
+  #approveProgram;
   #recoverTimer;
 
   constructor(options) {
@@ -66,6 +67,7 @@ class CodemodeRuntimeHandle {
     this.#maxExecutions = options.maxExecutions;
     this.#transformResult = options.transformResult;
     this.#leaseMs = options.leaseMs;
+    this.#approveProgram = options.approveProgram;
     this.#setup = new SetupCache(this.#connectors);
     if (options.recoverEvery !== undefined) {
       this.#recoverTimer = setInterval(() => {
@@ -75,8 +77,24 @@ class CodemodeRuntimeHandle {
     }
   }
 
-  #passOptions() {
-    return { leaseMs: this.#leaseMs, transformResult: this.#transformResult };
+  // `gated`: the run's log starts with its program awaiting approval (see #gates).
+  #passOptions(execution) {
+    const gated = execution !== undefined && isProgramGate(execution.log[0]);
+    return { leaseMs: this.#leaseMs, transformResult: this.#transformResult, gated };
+  }
+
+  // Whether a new run's program waits for a person before it runs (`approveProgram`: true, or
+  // a function of { code, connectors } deciding per run). A function that throws gates it.
+  async #gates(code, connectors) {
+    const rule = this.#approveProgram;
+    if (rule === undefined || rule === false) return false;
+    if (rule === true) return true;
+    try {
+      return (await rule({ code, connectors: [...connectors] })) !== false;
+    } catch (error) {
+      console.error('codemode: approveProgram threw; the program waits for approval', error);
+      return true;
+    }
   }
 
   /** Stops the periodic recovery of `recoverEvery` (the store stays usable). */
@@ -127,8 +145,12 @@ class CodemodeRuntimeHandle {
     }
     const setup = await setupCache.get();
     if (idempotencyKey !== undefined) await this.#clearDeadKeyHolder(facet, idempotencyKey);
-    const begun = await facet.begin(code, [...setup.connectorsByName.keys()], this.#maxExecutions, this.#leaseMs, idempotencyKey);
+    const connectorNames = [...setup.connectorsByName.keys()];
+    const gated = await this.#gates(code, connectorNames);
+    const begun = await facet.begin(code, connectorNames, this.#maxExecutions, this.#leaseMs, idempotencyKey, gated);
     if (begun.existing) return recordedOutcome(facet, begun.id);
+    // Begun paused on its program: nothing of it runs before an approval.
+    if (gated) return { status: 'paused', executionId: begun.id, pending: await facet.listPending(begun.id) };
     return runPass(begun.id, code, setup, facet, this.#executor, this.#passOptions());
   }
 
@@ -196,7 +218,7 @@ class CodemodeRuntimeHandle {
     if (resumed.kind !== 'resumed') {
       return { status: 'error', executionId, error: await refusal(facet, executionId, resumed, seq) };
     }
-    return runPass(executionId, execution.code, setup, facet, this.#executor, this.#passOptions());
+    return runPass(executionId, execution.code, setup, facet, this.#executor, this.#passOptions(execution));
   }
 
   // Runs `attempt` (a store operation answering `leased` while the pass that paused the run
@@ -311,7 +333,7 @@ class CodemodeRuntimeHandle {
       const execution = await facet.getExecution(run.id);
       if (execution === undefined || missingConnectors(execution.connectors, names).length > 0) continue;
       if (!(await facet.claim(run.id, this.#leaseMs))) continue; // another process took it first
-      outcomes.push(await runPass(run.id, execution.code, setup, facet, this.#executor, this.#passOptions()));
+      outcomes.push(await runPass(run.id, execution.code, setup, facet, this.#executor, this.#passOptions(execution)));
     }
     return outcomes;
   }
@@ -407,7 +429,7 @@ async function refusal(facet, executionId, resumed, seq) {
  */
 // The options createCodemodeRuntime reads; Cloudflare's `ctx` (the Durable Object's state, which
 // `path` or `store` replaces here) is accepted and ignored so that code written for Workers passes it.
-const RUNTIME_OPTIONS = ['executor', 'connectors', 'name', 'path', 'store', 'maxExecutions', 'transformResult', 'leaseMs', 'recoverEvery', 'durability'];
+const RUNTIME_OPTIONS = ['executor', 'connectors', 'name', 'path', 'store', 'maxExecutions', 'transformResult', 'leaseMs', 'recoverEvery', 'durability', 'approveProgram'];
 const CLOUDFLARE_ONLY_RUNTIME_OPTIONS = ['ctx'];
 // A PostgreSQL store's settings (ranges and defaults: src/store/postgres.rs PgSettings).
 const POSTGRES_STORE_OPTIONS = ['url', 'maxConnections', 'connectTimeoutMs', 'statementTimeoutMs', 'schema', 'ca'];
@@ -462,7 +484,12 @@ function createCodemodeRuntime(options = {}) {
   if (options.recoverEvery !== undefined && (!Number.isInteger(options.recoverEvery) || options.recoverEvery < 100)) {
     throw invalidArgument(`createCodemodeRuntime: recoverEvery must be an integer of at least 100 ms (got ${options.recoverEvery})`);
   }
+  const approveProgram = options.approveProgram;
+  if (approveProgram !== undefined && typeof approveProgram !== 'boolean' && typeof approveProgram !== 'function') {
+    throw invalidArgument('createCodemodeRuntime: approveProgram must be true, false or a function of { code, connectors }');
+  }
   return new CodemodeRuntimeHandle({
+    approveProgram,
     leaseMs,
     openStore: storeOpener(options),
     recoverEvery: options.recoverEvery,

@@ -7,6 +7,7 @@ const { durableConstants } = require('../native.js');
 const { functionExpression } = require('../cloudflare/normalize.js');
 const { runCode } = require('../cloudflare/run-code.js');
 const { messageOf } = require('../util.js');
+const { PROGRAM_GATE } = require('./store.js');
 const { searchConnectors, describeTarget } = require('./search.js');
 
 // The step connector's name comes from the store (src/store), the control markers from the
@@ -201,6 +202,16 @@ async function applyTransform(transformResult, result) {
   }
 }
 
+// Whether a gated run's program may run now: the store decides its seq 0 (approved since it
+// paused: recorded as applied; replayed on later passes; still waiting: no).
+async function programApproved(facet, id, cursor, code) {
+  const seq = cursor.next();
+  const decision = await facet.decide(id, seq, PROGRAM_GATE.connector, PROGRAM_GATE.method, { code }, true, false, false);
+  if (decision.kind === 'pause') return false;
+  if (decision.kind === 'execute') await facet.recordResult(id, seq, PROGRAM_GATE.connector, PROGRAM_GATE.method, true);
+  return true;
+}
+
 // Faults of the machinery, not of the program: the run goes back to where it was (running, held
 // by nobody) and is retried, instead of being ended by them.
 const MACHINERY_FAULTS = new Set(['ERR_WORKER_LOST', 'ERR_QUEUE_FULL', 'ERR_DISPOSED']);
@@ -221,7 +232,7 @@ async function runPass(id, code, setup, facet, executor, options) {
   }
 }
 
-async function onePass(id, code, setup, facet, executor, { leaseMs, transformResult }) {
+async function onePass(id, code, setup, facet, executor, { leaseMs, transformResult, gated }) {
   let n = 0;
   const cursor = { next: () => n++ };
   const pass = { inFlight: new Set(), storeFault: undefined };
@@ -243,7 +254,11 @@ async function onePass(id, code, setup, facet, executor, { leaseMs, transformRes
     let output;
     let threw;
     try {
-      output = await runCode({ code, executor, providers: [provider], connectors: bindings });
+      // A gated run's program is its first action (seq 0): decided like a call, so it runs only
+      // once approved, and a later pass replays the approval. Paused, the program does not run.
+      if (gated !== true || (await programApproved(facet, id, cursor, code))) {
+        output = await runCode({ code, executor, providers: [provider], connectors: bindings });
+      }
     } catch (error) {
       threw = error;
     }

@@ -11,6 +11,7 @@ const { NativeStore } = require('../native.js');
 const {
   toStored, parseForStorage, stableStringify, stringifyForStorage, logsForStorage, MAX_DURABLE_VALUE_BYTES,
 } = require('./durable.js');
+const { invalidArgument } = require('../executor/errors.js');
 
 // One NativeStore per place in this process while any runtime uses it: per SQLite file (and
 // durability; SQLite connections are per file, and the store serializes its own access) or per
@@ -138,8 +139,16 @@ function toExecution(row) {
   return execution;
 }
 
+// A gated run's first log entry: its program, awaiting approval before it starts.
+const PROGRAM_GATE = { connector: 'codemode', method: 'program' };
+const isProgramGate = (entry) => entry !== undefined && entry.seq === 0 && entry.connector === PROGRAM_GATE.connector && entry.method === PROGRAM_GATE.method;
+
 function toPending(row) {
-  const pending = { executionId: row.executionId, seq: row.seq, connector: row.connector, method: row.method, args: parseForStorage(row.args) };
+  const args = parseForStorage(row.args);
+  const pending = { executionId: row.executionId, seq: row.seq, connector: row.connector, method: row.method, args };
+  // The program itself, before anything of it ran (createCodemodeRuntime({ approveProgram })).
+  // A call keeps Cloudflare's shape (no `kind`).
+  if (isProgramGate(row)) return { kind: 'program', ...pending, code: args && args.code };
   // A call in doubt: its pass ended before recording it. approve({ executionId, seq })
   // retries it; markDone({ executionId, seq, result }) records that it did take effect.
   if (row.inDoubt) pending.inDoubt = true;
@@ -178,9 +187,20 @@ class RuntimeStore {
    * execution already has `idempotencyKey`, `{ id: <that one>, existing: true }` (an orphaned
    * one is first ended as interrupted).
    */
-  async begin(code, connectorNames, maxExecutions, leaseMs, idempotencyKey) {
+  /**
+   * Starts a run; with `gated`, paused before its first statement, its program the pending
+   * action at seq 0 (written in the same transaction as the run).
+   */
+  async begin(code, connectorNames, maxExecutions, leaseMs, idempotencyKey, gated) {
     const id = newExecutionId();
-    const existing = await this.#store.begin(this.#name, id, code, JSON.stringify(connectorNames), maxExecutions, this.#lease(leaseMs), idempotencyKey ?? undefined);
+    let gate;
+    if (gated === true) {
+      // As decide() will store and compare the pass's { code } at seq 0.
+      const stored = toStored(`Arguments to ${PROGRAM_GATE.connector}.${PROGRAM_GATE.method}`, { code });
+      if (stored.error !== undefined) throw invalidArgument(stored.error);
+      gate = { args: stored.text, argsStable: stableStringify(parseForStorage(stored.text)) };
+    }
+    const existing = await this.#store.begin(this.#name, id, code, JSON.stringify(connectorNames), maxExecutions, this.#lease(leaseMs), idempotencyKey ?? undefined, gate);
     return existing === null || existing === undefined ? { id, existing: false } : { id: existing, existing: true };
   }
 
@@ -358,4 +378,4 @@ class RuntimeStore {
   }
 }
 
-module.exports = { storeAt, storeOn, RuntimeStore, ownerIsDead, leftInForceItem, OWNER };
+module.exports = { storeAt, storeOn, RuntimeStore, ownerIsDead, leftInForceItem, OWNER, PROGRAM_GATE, isProgramGate };

@@ -11,8 +11,8 @@ use crate::error::{ErrorCode, Fault};
 use crate::store::owner::StoreOwner;
 use crate::store::postgres::{PgSettings, PgTarget};
 use crate::store::{
-    Begun, Call, Decision, Durability, Execution, Lease, LogEntry, Pending, Rejected, Resumed,
-    Snippet, Store, StoreError, Target, MAX_DURABLE_UNITS, STEP_CONNECTOR,
+    Begun, Call, Decision, Durability, Execution, Lease, LogEntry, Pending, ProgramGate, Rejected,
+    Resumed, Snippet, Store, StoreError, Target, MAX_DURABLE_UNITS, STEP_CONNECTOR,
 };
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -155,6 +155,13 @@ pub struct NativeSnippet {
     pub saved_at: f64,
     pub input_schema: Option<String>,
     pub connectors: Option<String>,
+}
+
+/// A run that starts paused on its program (see `store::ProgramGate`).
+#[napi(object)]
+pub struct NativeProgramGate {
+    pub args: String,
+    pub args_stable: String,
 }
 
 /// One call to decide on (see `store::Call`).
@@ -323,9 +330,14 @@ impl NativeStore {
         max_executions: i64,
         lease: NativeLease,
         key: Option<String>,
+        gate: Option<NativeProgramGate>,
     ) -> Result<Object<'env>, ErrorCode> {
         self.later(env, move |store| {
-            let begun = store.begin(
+            let gate = gate.map(|gate| ProgramGate {
+                args: gate.args,
+                args_stable: gate.args_stable,
+            });
+            let begun = store.begin_gated(
                 &runtime,
                 &id,
                 &code,
@@ -333,6 +345,7 @@ impl NativeStore {
                 max_executions,
                 &lease.lease(),
                 key.as_deref(),
+                gate.as_ref(),
             )?;
             Ok(match begun {
                 Begun::Started => None,

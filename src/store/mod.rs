@@ -108,6 +108,18 @@ impl Durability {
     }
 }
 
+/// The connector and method of a run's program awaiting approval before it starts (seq 0 of a
+/// gated run's log): `codemode` is a name no connector may take.
+pub const PROGRAM_GATE_CONNECTOR: &str = "codemode";
+pub const PROGRAM_GATE_METHOD: &str = "program";
+
+/// What a gated run's first log entry holds: the arguments (`{ code }`, storage-codec JSON) and
+/// their stable form, as a pass's `decide` for that entry will compare them.
+pub struct ProgramGate {
+    pub args: String,
+    pub args_stable: String,
+}
+
 /// What `begin` did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Begun {
@@ -451,6 +463,34 @@ impl Store {
         lease: &Lease<'_>,
         key: Option<&str>,
     ) -> StoreResult<Begun> {
+        self.begin_gated(
+            runtime,
+            id,
+            code,
+            connectors_json,
+            max_executions,
+            lease,
+            key,
+            None,
+        )
+    }
+
+    /// `begin`, and with `gate` the run starts paused before its first statement: its log's
+    /// first entry (seq 0, `codemode.program`) is the program itself awaiting approval, written
+    /// in the same transaction, so no crash can leave the run able to start unapproved. Passes
+    /// then decide seq 0 like any call: approved, it runs; rejected, nothing of it ran.
+    #[allow(clippy::too_many_arguments)]
+    pub fn begin_gated(
+        &self,
+        runtime: &str,
+        id: &str,
+        code: &str,
+        connectors_json: &str,
+        max_executions: i64,
+        lease: &Lease<'_>,
+        key: Option<&str>,
+        gate: Option<&ProgramGate>,
+    ) -> StoreResult<Begun> {
         let begun = self.write(|tx| {
             let now = now_ms();
             // Inserted unless the key (or, never in practice, the id) is taken: a concurrent
@@ -474,6 +514,30 @@ impl Store {
                 ],
             )?;
             if inserted == 1 {
+                if let Some(gate) = gate {
+                    tx.execute(
+                        "INSERT INTO cm_log
+                           (runtime, execution_id, seq, connector, method, args, args_stable,
+                            result, requires_approval, ephemeral, state)
+                         VALUES (?1, ?2, 0, ?3, ?4, ?5, ?6, NULL, ?7, ?8, ?9)",
+                        args![
+                            runtime,
+                            id,
+                            PROGRAM_GATE_CONNECTOR,
+                            PROGRAM_GATE_METHOD,
+                            gate.args.as_str(),
+                            gate.args_stable.as_str(),
+                            true,
+                            false,
+                            EntryState::Pending
+                        ],
+                    )?;
+                    tx.execute(
+                        "UPDATE cm_executions SET status = ?3, owner = NULL, lease_until = NULL
+                         WHERE runtime = ?1 AND id = ?2",
+                        args![runtime, id, Status::Paused],
+                    )?;
+                }
                 return Ok(Begun::Started);
             }
             let Some(key) = key else {

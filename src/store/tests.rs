@@ -1007,3 +1007,77 @@ fn a_decision_waiting_past_the_statement_timeout_fails_once_and_the_store_goes_o
         Decision::Execute
     );
 }
+
+#[test]
+fn a_gated_run_starts_paused_on_its_program_and_runs_only_once_approved() {
+    each_store(|open| {
+        let store = open();
+        let gate = ProgramGate {
+            args: "{\"code\":\"x\"}".into(),
+            args_stable: "{\"code\":\"x\"}".into(),
+        };
+        store
+            .begin_gated(RT, "e", "x", "[]", 50, &lease(), None, Some(&gate))
+            .unwrap();
+        // Paused, held by nobody, in the same transaction as the begin.
+        assert_eq!(status(&store, "e"), "paused");
+        let pending = store.list_pending(RT, Some("e")).unwrap();
+        assert_eq!(pending.len(), 1);
+        assert_eq!(
+            (
+                pending[0].seq,
+                pending[0].connector.as_str(),
+                pending[0].method.as_str()
+            ),
+            (0, PROGRAM_GATE_CONNECTOR, PROGRAM_GATE_METHOD)
+        );
+        // Before an approval no pass may decide anything for it.
+        assert_eq!(
+            store
+                .decide(
+                    RT,
+                    "e",
+                    OWNER,
+                    &call(0, "codemode", "program", "{\"code\":\"x\"}", true)
+                )
+                .unwrap(),
+            Decision::Pause
+        );
+        assert_eq!(
+            store.resume(RT, "e", &lease(), Some(0)).unwrap(),
+            Resumed::Resumed
+        );
+        assert_eq!(
+            store
+                .decide(
+                    RT,
+                    "e",
+                    OWNER,
+                    &call(0, "codemode", "program", "{\"code\":\"x\"}", true)
+                )
+                .unwrap(),
+            Decision::Execute
+        );
+        store
+            .record_result(RT, "e", 0, Ok(Some("true".into())))
+            .unwrap();
+        // Later passes replay the approval.
+        assert_eq!(
+            store
+                .decide(
+                    RT,
+                    "e",
+                    OWNER,
+                    &call(0, "codemode", "program", "{\"code\":\"x\"}", true)
+                )
+                .unwrap(),
+            Decision::Replay(Some("true".into()))
+        );
+        // A rejected program ends with nothing of it run.
+        store
+            .begin_gated(RT, "r", "x", "[]", 50, &lease(), None, Some(&gate))
+            .unwrap();
+        assert_eq!(store.reject(RT, "r", 0).unwrap(), Rejected::Rejected);
+        assert_eq!(status(&store, "r"), "rejected");
+    });
+}
