@@ -2,8 +2,10 @@
 // `/mcp` against Cloudflare's published `@cloudflare/codemode/mcp` (the oracle): the same
 // upstream servers and the same executor (ours), compared on the tools each server lists and on
 // every answer; then runtimeMcpServer, driven by a real MCP SDK client over the in-memory
-// transport, and over stdio through examples/mcp-server.js. Deliberate difference: the
-// servers use the SDK's default JSON Schema validator, not `@cfworker/json-schema`.
+// transport, and over stdio through examples/mcp-server.js. Deliberate differences: the
+// servers use the SDK's default JSON Schema validator, not `@cfworker/json-schema`, and every
+// tool carries MCP annotations (Cloudflare's carry none; compared with them taken off).
+// Approvals through elicitation and the opt-in approval tools: mcp-approvals.test.js.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -14,6 +16,7 @@ const { McpServer } = require('@modelcontextprotocol/sdk/server/mcp.js');
 const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
 const { InMemoryTransport } = require('@modelcontextprotocol/sdk/inMemory.js');
 const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js');
+const { ElicitRequestSchema } = require('@modelcontextprotocol/sdk/types.js');
 const { IsolateExecutor, createCodemodeRuntime } = require('../../lib/index.js');
 const ours = require('../../lib/mcp/index.js');
 const { loadCloudflare } = require('../fixtures/cloudflare-oracle.js');
@@ -52,6 +55,17 @@ function upstream() {
   return server;
 }
 
+// A tools/list answer without the annotations (after checking that each of ours has them).
+function withoutAnnotations({ tools, ...rest }, ours) {
+  return {
+    ...rest,
+    tools: tools.map(({ annotations, ...tool }) => {
+      if (ours) assert.equal(typeof annotations?.readOnlyHint, 'boolean', tool.name);
+      return tool;
+    }),
+  };
+}
+
 const CODES = [
   'async () => codemode.add({ a: 2, b: 3 })',
   'async () => codemode.shout({ text: "hi" })',
@@ -67,13 +81,13 @@ test('/mcp codeMcpServer: the same tool listing and answers as Cloudflare\'s', a
   const cf = await oracle();
   const mine = await connect(await ours.codeMcpServer({ server: upstream(), executor }));
   const theirs = await connect(await cf.codeMcpServer({ server: upstream(), executor }));
-  assert.deepEqual(await mine.listTools(), await theirs.listTools());
+  assert.deepEqual(withoutAnnotations(await mine.listTools(), true), withoutAnnotations(await theirs.listTools()));
   for (const code of CODES) {
     assert.deepEqual(await mine.callTool({ name: 'code', arguments: { code } }), await theirs.callTool({ name: 'code', arguments: { code } }), code);
   }
   const custom = await connect(await ours.codeMcpServer({ server: upstream(), executor, description: 'Types: {{types}} / {{example}}' }));
   const customCf = await connect(await cf.codeMcpServer({ server: upstream(), executor, description: 'Types: {{types}} / {{example}}' }));
-  assert.deepEqual(await custom.listTools(), await customCf.listTools());
+  assert.deepEqual(withoutAnnotations(await custom.listTools(), true), withoutAnnotations(await customCf.listTools()));
 });
 
 const SPEC = {
@@ -92,7 +106,7 @@ test('/mcp openApiMcpServer: the same tools and answers as Cloudflare\'s; reques
   const request = async (options) => { requests.push(options); return { status: 200, echo: options }; };
   const mine = await connect(ours.openApiMcpServer({ spec: SPEC, executor, request, description: 'Extra words' }));
   const theirs = await connect(cf.openApiMcpServer({ spec: SPEC, executor, request, description: 'Extra words' }));
-  assert.deepEqual(await mine.listTools(), await theirs.listTools());
+  assert.deepEqual(withoutAnnotations(await mine.listTools(), true), withoutAnnotations(await theirs.listTools()));
   for (const [name, code] of [
     ['search', 'async () => Object.keys((await codemode.spec()).paths)'],
     ['search', 'async () => (await codemode.spec()).paths["/pets"].get.responses[200].content["application/json"].schema'],
@@ -115,9 +129,9 @@ function bankRuntime() {
 
 const WIRE = 'async () => { await bank.pay({ memo: "a" }); await bank.wire({ memo: "w" }); return "sent"; }';
 
-test('runtimeMcpServer: a run pauses, the model is told what waits, approve runs it once; bad input is an MCP error and the server keeps serving', async () => {
+test('runtimeMcpServer with approvalTools: a run pauses, the model is told what waits, approve runs it once; bad input is an MCP error and the server keeps serving', async () => {
   const { ledger, runtime } = bankRuntime();
-  const client = await connect(ours.runtimeMcpServer({ runtime }));
+  const client = await connect(ours.runtimeMcpServer({ runtime, approvalTools: true }));
   const { tools } = await client.listTools();
   assert.deepEqual(tools.map((t) => t.name), ['code', 'pending', 'approve', 'reject', 'rollback', 'search', 'describe']);
   assert.equal(tools[0].description, runtime.tool().description);
@@ -153,23 +167,25 @@ test('runtimeMcpServer: a run pauses, the model is told what waits, approve runs
   assert.equal((await client.callTool({ name: 'code', arguments: { code: 'async () => 1 + 1' } })).isError, undefined, 'still serving');
 });
 
-test('examples/mcp-server.js: a real SDK client over stdio runs code that pauses, approves it, and the effect runs once', async () => {
+test('examples/mcp-server.js: a real SDK client over stdio runs code that pauses, the person approves it through elicitation, and the effect runs once', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'codemode-mcp-stdio-'));
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [path.join(__dirname, '..', '..', 'examples', 'mcp-server.js'), dir],
+    env: process.env,
     stderr: 'pipe',
   });
-  const client = new Client({ name: 'stdio-test', version: '1.0.0' });
+  const client = new Client({ name: 'stdio-test', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+  const asked = [];
+  client.setRequestHandler(ElicitRequestSchema, async (request) => { asked.push(request.params.message); return { action: 'accept', content: {} }; });
   await client.connect(transport);
   try {
     const { tools } = await client.listTools();
-    assert.ok(tools.some((t) => t.name === 'approve'));
-    const paused = await client.callTool({ name: 'code', arguments: { code: 'async () => { const made = await tracker.create_issue({ title: "from MCP" }); return made.id; }' } });
-    assert.match(paused.content[0].text, /^The run is paused: tracker\.create_issue/);
-    const [p] = JSON.parse((await client.callTool({ name: 'pending', arguments: {} })).content[0].text);
-    const done = await client.callTool({ name: 'approve', arguments: { executionId: p.executionId, seq: p.seq } });
+    assert.ok(!tools.some((t) => t.name === 'approve'), 'the model cannot approve');
+    const done = await client.callTool({ name: 'code', arguments: { code: 'async () => { const made = await tracker.create_issue({ title: "from MCP" }); return made.id; }' } });
     assert.equal(JSON.parse(done.content[0].text).status, 'completed');
+    assert.equal(asked.length, 1);
+    assert.match(asked[0], /^Approve tracker\.create_issue\?/);
     const issues = JSON.parse(fs.readFileSync(path.join(dir, 'issues.json'), 'utf8'));
     assert.deepEqual(issues.map((i) => i.title), ['from MCP']);
   } finally {

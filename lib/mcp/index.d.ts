@@ -10,7 +10,10 @@ export interface CodeMcpServerOptions {
   /** Replaces the description template (`{{types}}`, `{{example}}` are substituted). */
   description?: string
 }
-/** An MCP server with one `code` tool over every tool of `server`. */
+/**
+ * An MCP server with one `code` tool over every tool of `server`. Its annotations follow the
+ * upstream tools': read-only when every one is, destructive or open-world when any may be.
+ */
 export declare function codeMcpServer(options: CodeMcpServerOptions): Promise<McpServer>
 
 export interface OpenApiRequestOptions {
@@ -32,7 +35,10 @@ export interface OpenApiMcpServerOptions {
   /** Appended to the execute tool's description. */
   description?: string
 }
-/** An MCP server with `search` and `execute` tools for an OpenAPI spec. */
+/**
+ * An MCP server with `search` (annotated read-only) and `execute` (not read-only, destructive,
+ * open world) tools for an OpenAPI spec.
+ */
 export declare function openApiMcpServer(options: OpenApiMcpServerOptions): McpServer
 
 export interface RuntimeMcpServerOptions {
@@ -43,6 +49,33 @@ export interface RuntimeMcpServerOptions {
   version?: string
   /** Replaces the code tool's description. */
   description?: string
+  /**
+   * Also offer `approve`, `reject` and `rollback` as tools (default `false`). Any tool can be
+   * called by the model, so with `true` the model can approve its own actions: only a client
+   * that confirms every tool call with its person (and a person who never clicks "always
+   * allow") keeps the decision theirs. By default the model cannot list or call them: a person
+   * decides through MCP elicitation (when the client declares it), or the application calls
+   * `runtime.approve()` / `reject()` / `rollback()` out of band.
+   */
+  approvalTools?: boolean
+  /**
+   * How long the person has to answer an approval form (MCP elicitation) before the run is
+   * left paused (default 600 000 ms; the MCP SDK's own default would be 60 s).
+   */
+  elicitationTimeoutMs?: number
 }
-/** The durable runtime as MCP tools: code, pending, approve, reject, rollback, search, describe. */
+/**
+ * The durable runtime as MCP tools: `code`, `pending`, `search`, `describe` (and `approve`,
+ * `reject`, `rollback` with `approvalTools: true`), each with MCP annotations
+ * (`readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`).
+ *
+ * When a run pauses and the connected client declares the elicitation capability, the `code`
+ * tool asks the person through `elicitation/create`: a form naming the pending action
+ * (`connector.method`), its arguments and the program's code, or, for a program awaiting
+ * approval before it runs, "Run this program?" with its code. Accept approves it
+ * (`runtime.approve({ executionId, seq })`) and the run goes on, asking again at its next pause;
+ * decline rejects it (`runtime.reject`); cancel, a failed request or no answer in
+ * `elicitationTimeoutMs` leaves it paused. Without the capability the answer says the run is
+ * paused and the decision is the application's.
+ */
 export declare function runtimeMcpServer(options: RuntimeMcpServerOptions): McpServer

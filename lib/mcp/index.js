@@ -95,6 +95,24 @@ function exampleLine(first) {
   return `Example: async () => { const r = await codemode.${sanitizeToolName(first.name)}(${args}); return r; }`;
 }
 
+// MCP tool annotations (hints a client may use to gate or confirm a call; not in Cloudflare's).
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const EFFECTS = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+
+// The hints of a tool that runs programs over `tools` (MCP tool listings): read-only when every
+// tool says it is; destructive, or reaching an open world, when any tool may be (the MCP
+// defaults for a tool that says nothing: not read-only, destructive, open world).
+function programHints(tools) {
+  const hint = (t, key, fallback) => (typeof t.annotations?.[key] === 'boolean' ? t.annotations[key] : fallback);
+  const readOnly = tools.every((t) => hint(t, 'readOnlyHint', false));
+  return {
+    readOnlyHint: readOnly,
+    destructiveHint: !readOnly && tools.some((t) => !hint(t, 'readOnlyHint', false) && hint(t, 'destructiveHint', true)),
+    idempotentHint: readOnly,
+    openWorldHint: tools.some((t) => hint(t, 'openWorldHint', true)),
+  };
+}
+
 /**
  * An MCP server with one `code` tool over every tool of `server` (an McpServer, reached
  * through an in-memory client): programs call them as `codemode.<tool>(args)`.
@@ -119,6 +137,7 @@ async function codeMcpServer({ server, executor, description }) {
   proxy.registerTool('code', {
     description: text,
     inputSchema: { code: z.string().describe(CODE_FIELD) },
+    annotations: programHints(tools),
   }, async ({ code }) => executorAnswer(() => executor.execute(code, [{ name: 'codemode', fns }])));
   return proxy;
 }
@@ -279,6 +298,7 @@ function openApiMcpServer({ spec, executor, request, name = 'openapi', version =
   server.registerTool('search', {
     description: SEARCH_DESCRIPTION,
     inputSchema: { code: z.string().describe('JavaScript async arrow function to search the spec') },
+    annotations: READ_ONLY,
   }, async ({ code }) => executorAnswer(() => executor.execute(openApiProgram(code, spec, false), [])));
   const executeDescription = `Execute API calls using JavaScript code. First use 'search' to find the right endpoints.
 
@@ -294,6 +314,7 @@ async () => {
   server.registerTool('execute', {
     description: executeDescription,
     inputSchema: { code: z.string().describe(CODE_FIELD) },
+    annotations: EFFECTS,
   }, async ({ code }, context) => executorAnswer(() => executor.execute(openApiProgram(code, spec, true), [
     { name: '__openapiHost', fns: { request: (args) => request(args, context) } },
   ])));
@@ -302,13 +323,32 @@ async () => {
 
 // ---- runtimeMcpServer (not in Cloudflare) --------------------------------------------------------
 
+// An entry of runtime.pending() / a paused outcome: a program awaiting approval before it runs
+// (`kind: 'program'`, createCodemodeRuntime({ approveProgram })), else a call of a connector's
+// method (`kind: 'call'`, or no kind from a runtime that predates it).
+const isProgram = (p) => p.kind === 'program';
+
+// One pending entry in a sentence: `tracker.create_issue({…}) (seq 1)`, or the program.
+function pendingPhrase(p) {
+  if (isProgram(p)) return 'the program';
+  return `${p.connector}.${p.method}(${JSON.stringify(p.args)}) (seq ${p.seq}${p.inDoubt ? ', in doubt: it may or may not have run' : ''})`;
+}
+
 // What a model reads for a runtime outcome: the runtime's model output (§9.4, without the host's
-// call log) as JSON, and, for a paused run, one plain sentence on what waits and how it goes on.
-function outcomeText(output) {
+// call log) as JSON, and, for a paused run, one plain sentence on what waits and who decides.
+// With the approval tools the model is told how to call them; without them (the default) the
+// decision is a person's, outside the conversation.
+function outcomeText(output, { approvalTools = false, note } = {}) {
   const json = JSON.stringify(toModelOutput(output).value, null, 2);
   if (!output || output.status !== 'paused') return json;
-  const waiting = output.pending.map((p) => `${p.connector}.${p.method}(${JSON.stringify(p.args)}) (seq ${p.seq}${p.inDoubt ? ', in doubt: it may or may not have run' : ''})`);
-  return `The run is paused: ${waiting.join('; ')} awaits a person's approval. It continues when the user approves it (tool "approve" with { executionId: "${output.executionId}", seq }); "reject" refuses it.\n\n${json}`;
+  const pending = output.pending ?? [];
+  const waiting = pending.length === 1 && isProgram(pending[0])
+    ? 'the program awaits a person\'s approval before it runs'
+    : `${pending.map(pendingPhrase).join('; ')} awaits a person's approval`;
+  const next = approvalTools
+    ? `It continues when the user approves it (tool "approve" with { executionId: "${output.executionId}", seq }); "reject" refuses it.`
+    : 'A person approves or rejects it outside this conversation; the run continues, or ends, when they decide ("pending" lists what still waits).';
+  return `The run is paused: ${waiting}. ${note ? `${note} ` : ''}${next}\n\n${json}`;
 }
 
 // A runtime call as one tool answer: its outcome, or the thrown error as an MCP error.
@@ -322,50 +362,156 @@ async function runtimeAnswer(run, text = outcomeText) {
   }
 }
 
+// What a person sees of a value in an approval form: all of it up to this many characters.
+const MAX_FORM_CHARS = 20_000;
+function formText(text) {
+  return text.length <= MAX_FORM_CHARS ? text : `${text.slice(0, MAX_FORM_CHARS)}\n… (${text.length - MAX_FORM_CHARS} more characters not shown)`;
+}
+
+// Arguments as a person reads them: on one line when short, else indented.
+function argumentsText(args) {
+  const line = JSON.stringify(args ?? null) ?? 'undefined';
+  return line.length <= 120 ? line : `\n${formText(JSON.stringify(args, null, 2))}`;
+}
+
+// The `elicitation/create` form for the actions a paused run waits on: a message naming each
+// pending action with its arguments, and the program's code; no fields (accept approves,
+// decline rejects, cancel leaves the run paused).
+function approvalForm(pending, code) {
+  const program = pending.find(isProgram);
+  const source = formText(program?.code ?? program?.args?.code ?? code);
+  if (program) {
+    return {
+      message: `Run this program?\n\nA model wrote this program and asks to run it. Accept runs it; decline refuses it (the run ends as rejected).\n\n${source}`,
+      requestedSchema: { type: 'object', properties: {} },
+    };
+  }
+  const actions = pending.map((p) => [
+    `${p.connector}.${p.method}`,
+    `Arguments: ${argumentsText(p.args)}`,
+    ...(p.inDoubt ? ['This call may or may not have run already (its process ended before recording it); accepting runs it again.'] : []),
+  ].join('\n'));
+  const title = pending.length === 1 ? `Approve ${pending[0].connector}.${pending[0].method}?` : `Approve these ${pending.length} actions?`;
+  return {
+    message: `${title}\n\nA program written by a model is paused before this action. Accept runs it and continues the program; decline refuses it (the run ends as rejected).\n\n${actions.join('\n\n')}\n\nThe program:\n${source}`,
+    requestedSchema: { type: 'object', properties: {} },
+  };
+}
+
+// Whether the client connected to `server` (an McpServer) takes form elicitation requests.
+function canElicit(server) {
+  const elicitation = server.server.getClientCapabilities()?.elicitation;
+  if (!elicitation || typeof elicitation !== 'object') return false;
+  // An empty capability means form (the MCP spec's backward compatibility), as the SDK reads it.
+  return elicitation.form !== undefined || Object.keys(elicitation).length === 0;
+}
+
+// Runs `code` as a new durable run and, while it pauses, asks the person through elicitation
+// (the client declared it): accept approves the pending action(s) and the run goes on (the next
+// pause asks again); decline rejects it; cancel, or no answer, leaves it paused.
+async function runAsking(runtime, server, code, extra, { approvalTools, elicitationTimeoutMs }) {
+  let out = await runtime.execute({ code });
+  const text = (o, note) => outcomeText(o, { approvalTools, note });
+  while (out && out.status === 'paused' && !out.inProgress && Array.isArray(out.pending) && out.pending.length > 0) {
+    const { executionId, pending } = out;
+    let decision;
+    try {
+      decision = await server.server.elicitInput(approvalForm(pending, code), {
+        relatedRequestId: extra.requestId,
+        signal: extra.signal,
+        timeout: elicitationTimeoutMs,
+      });
+    } catch (error) {
+      return answer(text(out, `Asking the person failed (${messageOf(error)}); it stays paused.`));
+    }
+    if (decision.action === 'accept') {
+      // One action: approve exactly it. Several at once: approve what waits (all of them).
+      out = await runtime.approve(pending.length === 1 ? { executionId, seq: pending[0].seq } : { executionId });
+      continue;
+    }
+    if (decision.action === 'decline') {
+      const rejected = await runtime.reject({ executionId, seq: pending[0].seq });
+      const what = pending.length === 1 && isProgram(pending[0]) ? 'the program' : pending.map(pendingPhrase).join('; ');
+      if (!rejected) return answer(`The person declined ${what}, but it was no longer pending: nothing was rejected.`);
+      return answer(`The person declined ${what}: it did not run, and the run ended as rejected.\n\n${JSON.stringify({ status: 'rejected', executionId }, null, 2)}`);
+    }
+    return answer(text(out, 'The person did not decide (the request was dismissed); it stays paused.'));
+  }
+  return { content: [{ type: 'text', text: text(out) }], ...(out && out.status === 'error' ? { isError: true } : {}) };
+}
+
+// A person has this long to answer an approval form (the SDK's own default is 60 s).
+const ELICITATION_TIMEOUT_MS = 10 * 60_000;
+
 /**
- * The durable runtime as MCP tools, so an MCP client drives runs, pauses and approvals with no
- * glue: `code` (a new durable run; its description is the runtime tool's), `pending`,
- * `approve`, `reject`, `rollback`, `search` and `describe`. Registers them on `server` when
- * given, else on a new McpServer (`name`, `version`), which it returns.
+ * The durable runtime as MCP tools, so an MCP client drives runs with no glue: `code` (a new
+ * durable run; its description is the runtime tool's), `pending`, `search` and `describe`.
+ * When a run pauses and the client declares elicitation, the person is asked through it
+ * (accept approves and continues, decline rejects, cancel leaves the run paused); otherwise the
+ * answer says "paused" and the application decides out of band (runtime.approve / reject).
+ * `approve`, `reject` and `rollback` are tools only with `approvalTools: true`: the model could
+ * call them. Registers them on `server` when given, else on a new McpServer (`name`, `version`),
+ * which it returns.
  */
-function runtimeMcpServer({ runtime, server, name = 'codemode-runtime', version = '1.0.0', description }) {
+function runtimeMcpServer({ runtime, server, name = 'codemode-runtime', version = '1.0.0', description, approvalTools = false, elicitationTimeoutMs = ELICITATION_TIMEOUT_MS }) {
   if (!runtime || typeof runtime.execute !== 'function' || typeof runtime.approve !== 'function') {
     throw invalidArgument('runtimeMcpServer: runtime must be a durable runtime (createCodemodeRuntime)');
+  }
+  if (typeof approvalTools !== 'boolean') throw invalidArgument('runtimeMcpServer: approvalTools must be a boolean');
+  if (typeof elicitationTimeoutMs !== 'number' || !(elicitationTimeoutMs > 0)) {
+    throw invalidArgument('runtimeMcpServer: elicitationTimeoutMs must be a positive number of milliseconds');
   }
   const { McpServer, z } = sdk();
   const target = server ?? new McpServer({ name, version });
   const executionId = z.string().min(1).describe('The execution id, from the code tool\'s answer or pending');
   const seq = z.number().int().nonnegative().describe('The pending action\'s seq, as pending lists it');
+  const options = { approvalTools, elicitationTimeoutMs };
   target.registerTool('code', {
     description: runtime.tool({ description }).description,
     inputSchema: { code: z.string().describe(CODE_FIELD) },
-  }, async ({ code }) => runtimeAnswer(() => runtime.execute({ code })));
+    annotations: EFFECTS,
+  }, async ({ code }, extra) => {
+    if (!canElicit(target)) return runtimeAnswer(() => runtime.execute({ code }), (out) => outcomeText(out, options));
+    try {
+      return await runAsking(runtime, target, code, extra, options);
+    } catch (error) {
+      return failure(`Error: ${messageOf(error)}`);
+    }
+  });
   target.registerTool('pending', {
-    description: 'List the actions awaiting approval (of one execution, or of every paused one), with their executionId and seq.',
+    description: 'List the actions awaiting a person\'s approval (of one execution, or of every paused one), with their executionId and seq.',
     inputSchema: { executionId: executionId.optional() },
+    annotations: READ_ONLY,
   }, async (args) => runtimeAnswer(() => runtime.pending(args.executionId), (list) => JSON.stringify(list, null, 2)));
-  target.registerTool('approve', {
-    description: 'Approve the pending action (executionId and seq, as pending lists them) and continue the run; only a person\'s decision should call this.',
-    inputSchema: { executionId, seq: seq.optional() },
-  }, async (args) => runtimeAnswer(() => runtime.approve(args)));
-  target.registerTool('reject', {
-    description: 'Reject the pending action (executionId and seq), ending the run as rejected.',
-    inputSchema: { executionId, seq },
-  }, async (args) => runtimeAnswer(async () => ({ rejected: await runtime.reject(args) }), (out) => (out.rejected ? 'Rejected: the run ended as rejected.' : 'Nothing was rejected: that action is no longer pending.')));
-  target.registerTool('rollback', {
-    description: 'Undo the actions of a finished run, newest first, through their connectors\' revert.',
-    inputSchema: { executionId },
-  }, async (args) => runtimeAnswer(async () => {
-    await runtime.rollback(args);
-    return runtime.execution(args.executionId);
-  }, (execution) => `Rolled back: the run is now ${execution ? execution.status : 'gone'}.`));
+  if (approvalTools) {
+    target.registerTool('approve', {
+      description: 'Approve the pending action (executionId and seq, as pending lists them) and continue the run; only a person\'s decision should call this.',
+      inputSchema: { executionId, seq: seq.optional() },
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    }, async (args) => runtimeAnswer(() => runtime.approve(args), (out) => outcomeText(out, options)));
+    target.registerTool('reject', {
+      description: 'Reject the pending action (executionId and seq), ending the run as rejected.',
+      inputSchema: { executionId, seq },
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    }, async (args) => runtimeAnswer(async () => ({ rejected: await runtime.reject(args) }), (out) => (out.rejected ? 'Rejected: the run ended as rejected.' : 'Nothing was rejected: that action is no longer pending.')));
+    target.registerTool('rollback', {
+      description: 'Undo the actions of a finished run, newest first, through their connectors\' revert.',
+      inputSchema: { executionId },
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+    }, async (args) => runtimeAnswer(async () => {
+      await runtime.rollback(args);
+      return runtime.execution(args.executionId);
+    }, (execution) => `Rolled back: the run is now ${execution ? execution.status : 'gone'}.`));
+  }
   target.registerTool('search', {
     description: 'Search the connectors\' methods and saved snippets by a query.',
     inputSchema: { query: z.string().describe('What to look for') },
+    annotations: READ_ONLY,
   }, async ({ query }) => runtimeAnswer(() => runtime.search(query), (out) => JSON.stringify(out, null, 2)));
   target.registerTool('describe', {
     description: 'The TypeScript documentation of a connector, method (connector.method) or snippet.',
     inputSchema: { target: z.string().describe('A connector, connector.method or snippet name') },
+    annotations: READ_ONLY,
   }, async ({ target: what }) => runtimeAnswer(() => runtime.describe(what), (out) => (typeof out === 'string' ? out : JSON.stringify(out, null, 2))));
   return target;
 }
