@@ -17,7 +17,8 @@
 //! - `bridge`: tool-call envelopes, size checks, reply routing;
 //! - `limits`: every bound, and the `BOUNDS` table that names them;
 //! - `error`: the stable fault codes;
-//! - `os`: every libc call.
+//! - `os`: every libc call;
+//! - `uv`: every libuv call (Node's event loop), behind safe handles.
 
 pub mod api;
 pub mod bridge;
@@ -32,3 +33,4 @@ pub mod run;
 pub mod runner;
 pub mod sandbox;
 pub mod store;
+pub mod uv;
