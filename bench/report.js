@@ -197,7 +197,7 @@ function floorsSection(s) {
   if (!f) return 'Not measured (no codemode variant ran).';
   if (f.error) return `Not measured: ${f.error}.`;
   return `${table(['', 'median CPU (ms)'], [
-    ['\`v8::Isolate::new\` from our snapshot', fmt(f.isolateCreateMs)],
+    ['`v8::Isolate::new` from our snapshot', fmt(f.isolateCreateMs)],
     ['restoring the bootstrapped context', fmt(f.isolateRestoreMs)],
     ['dropping the isolate', fmt(f.isolateDropMs)],
     ['a fresh isolate, in all', fmt(f.isolateCreateMs + f.isolateRestoreMs + f.isolateDropMs)],

@@ -6,7 +6,6 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const {
   IsolateExecutor,
-  timed,
   assertNextRunWorks,
 } = require('./harness.js');
 

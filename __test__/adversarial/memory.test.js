@@ -5,7 +5,6 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const {
-  GB,
   MB,
   runChild,
   assertChildSurvived,

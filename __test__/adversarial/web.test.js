@@ -5,12 +5,10 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const {
-  GB,
   MB,
   runChild,
   assertChildSurvived,
   assertStep,
-  timed,
 } = require('./harness.js');
 
 // ---------------------------------------------------------------------------------------------

@@ -451,6 +451,7 @@ function buildCorpus() {
     ['enum empty', { enum: [] }], ['enum strings', { enum: ['a\\b', 'a"b', "a'b", 'a\nb', 'a\rb', 'a\tb', 'a\u2028b', 'a\u2029b', 'a\u0000b', 'a\u001fb', 'a\u007fb', 'a\u0080b', 'a\bb', '\ud800', '😀', '`${x}`'] }],
     ['enum mixed', { enum: ['a', 1, null, { x: 1 }, [1], true, false, 1.5, -0, 1e21, { 'a b': [1, 'q"'] }] }],
     ['enum js values', { enum: [NaN, Infinity, undefined, 10n, () => 1, new Date(0), { toJSON() { return 'x'; } }, { toJSON() { return undefined; } }, [undefined], new String('s')] }],
+    // oxlint-disable-next-line no-sparse-arrays -- a hole in the schema is the case under test
     ['enum sparse', { enum: [, 1] }], ['enum array-like empty', { enum: { length: 0 } }], ['enum falsy', { enum: 0, type: 'string' }], ['enum null', { enum: null, type: 'string' }],
     ['const string', { const: 'x' }], ['const object', { const: { a: 1 } }], ['const null', { const: null }], ['const 0', { const: 0 }], ['const empty', { const: '' }],
     ['const false', { const: false }], ['const undefined', { const: undefined, type: 'string' }], ['const newline', { const: 'a\nb' }], ['const array', { const: [1, 'x'] }],
@@ -461,6 +462,7 @@ function buildCorpus() {
     ['anyOf beats oneOf', { anyOf: [S], oneOf: [N] }], ['oneOf beats allOf', { oneOf: [S], allOf: [N] }], ['anyOf beats allOf', { anyOf: [S], allOf: [N] }],
     ['allOf beats enum', { allOf: [N], enum: [1] }], ['anyOf beats enum', { anyOf: [S], enum: ['x'] }], ['ref beats anyOf', { $ref: '#/d/s', anyOf: [N], d: { s: S } }],
     ['empty anyOf', { anyOf: [] }], ['empty oneOf', { oneOf: [] }], ['empty allOf', { allOf: [] }], ['anyOf falsy', { anyOf: 0, type: 'string' }],
+    // oxlint-disable-next-line no-sparse-arrays -- a hole in the schema is the case under test
     ['anyOf sparse', { anyOf: [, S] }], ['anyOf of objects', { anyOf: [shared, { allOf: [shared] }] }],
     ['array bare', { type: 'array' }], ['array of string', { type: 'array', items: S }], ['tuple items', { type: 'array', items: [S, N] }],
     ['tuple prefixItems', { type: 'array', prefixItems: [S] }], ['prefixItems beats items', { type: 'array', prefixItems: [S], items: N }],
@@ -468,6 +470,7 @@ function buildCorpus() {
     ['prefixItems object', { type: 'array', prefixItems: {} }], ['prefixItems null', { type: 'array', prefixItems: null, items: S }], ['prefixItems string', { type: 'array', prefixItems: 'ab' }],
     ['items true', { type: 'array', items: true }], ['items false', { type: 'array', items: false }], ['items string', { type: 'array', items: 'x' }],
     ['items null', { type: 'array', items: null }], ['items 0', { type: 'array', items: 0 }], ['prefixItems booleans', { type: 'array', prefixItems: [true, false, {}] }],
+    // oxlint-disable-next-line no-sparse-arrays -- a hole in the schema is the case under test
     ['prefixItems sparse', { type: 'array', prefixItems: [, S] }], ['tuple additionalItems', { type: 'array', items: [S], additionalItems: N }],
     ['tuple without type', { items: [S, N] }], ['prefixItems without type', { prefixItems: [S] }],
     ['array of nullable', { type: 'array', items: { type: 'string', nullable: true } }], ['array of union', { type: 'array', items: { anyOf: [S, N] } }],

@@ -218,7 +218,7 @@ function handPickedCases() {
     add(`two big strings, maxChars ${maxChars}`, [x(1000), x(1000, 'y')], { maxChars });
     add(`object of three, maxChars ${maxChars}`, { a: x(1000), b: x(1000, 'y'), c: x(300, 'z') }, { maxChars });
     add(`long-key note, maxChars ${maxChars}`, { [x(60, 'k')]: x(1000), b: true }, { maxChars });
-    add(`scalars and a string, maxChars ${maxChars}`, [true, 784559.369, null, x(200), -1.2345678901234567e-300], { maxChars });
+    add(`scalars and a string, maxChars ${maxChars}`, [true, 784559.369, null, x(200), -1.2345678901234568e-300], { maxChars });
     add(`equal-sized values (ties), maxChars ${maxChars * 3}`, { a: x(500), b: x(500, 'y'), c: x(500, 'z'), d: 1 }, { maxChars: maxChars * 3 });
   }
   // Where the count of dropped items gains a digit (9 → 10, 99 → 100, 999 → 1,000).
@@ -248,6 +248,7 @@ function handPickedCases() {
   add('class instances with toJSON', Array.from({ length: 30 }, (_, i) => new Money(i * 137)), { maxChars: 300 });
   add('Date, Map, Set, undefined, function members', [new Date(0), new Map([[1, 2]]), new Set([1]), undefined, () => 1, x(100)], { maxChars: 40 });
   add('undefined and function members', { u: undefined, f() {}, big: x(500) }, { maxChars: 50 });
+  // oxlint-disable-next-line unicorn/no-new-array -- fifty holes are the case under test
   add('sparse array', new Array(50), { maxChars: 30 });
   add('nested deeply', { a: { b: { c: { d: { e: [x(500), { f: x(500) }] } } } } }, { maxChars: 120 });
   add('fits exactly', { a: x(10) }, { maxChars: json({ a: x(10) }).length });

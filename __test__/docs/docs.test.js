@@ -151,7 +151,7 @@ test('every page in docs/ says in its first lines who it is for and what it help
   const missing = [];
   for (const page of PAGES.filter((p) => p.startsWith('docs/') && !QUOTED.has(p))) {
     const lines = fs.readFileSync(path.join(ROOT, page), 'utf8').split('\n').filter((l) => l.trim() !== '');
-    if (!/^# /.test(lines[0] || '') || !/^> \*\*For:\*\* .+\*\*Decides:\*\* .+/.test(lines[1] || '')) missing.push(page);
+    if (!(lines[0] || '').startsWith('# ') || !/^> \*\*For:\*\* .+\*\*Decides:\*\* .+/.test(lines[1] || '')) missing.push(page);
   }
   assert.deepEqual(missing, [], 'a page opens with "# Title" then "> **For:** … **Decides:** …"');
 });

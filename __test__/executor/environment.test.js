@@ -117,7 +117,7 @@ test('TextEncoder and TextDecoder agree with Node on valid and broken UTF-8', as
   assert.deepEqual(result.encoded, strings.map((s) => Array.from(enc.encode(s))));
   assert.deepEqual(result.decoded, byteCases.map((b) => dec.decode(new Uint8Array(b))));
   assert.equal(result.kept, new TextDecoder('utf8', { ignoreBOM: true }).decode(new Uint8Array([0xef, 0xbb, 0xbf, 0x41])));
-  assert.deepEqual(result.fatal, byteCases.map((b) => { try { return fatal.decode(new Uint8Array(b)); } catch (e) { return 'TypeError'; } }));
+  assert.deepEqual(result.fatal, byteCases.map((b) => { try { return fatal.decode(new Uint8Array(b)); } catch { return 'TypeError'; } }));
   assert.equal(result.stream, '𝄞A');
   const into = new Uint8Array(5);
   const r = enc.encodeInto('a☃b', into);

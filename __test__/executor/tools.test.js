@@ -168,7 +168,7 @@ test('1000 concurrent executions with 10 tool calls each all get their own resul
   try {
     const dispatch = async (provider, tool, argsJson) => {
       const [run, step] = JSON.parse(argsJson);
-      await null;
+      await Promise.resolve();
       return JSON.stringify({ result: run * 100 + step });
     };
     const runs = [];

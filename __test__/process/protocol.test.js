@@ -227,7 +227,7 @@ async function ready(config = '{"workers":2}', env) {
 }
 
 // Run a test body with an engine that is always killed afterwards.
-function withEngine(fn, opts = {}) {
+function withEngine(fn) {
   return async () => {
     const engines = [];
     const start = (env) => { const e = startEngine(env); engines.push(e); return e; };

@@ -20,7 +20,7 @@ const PEERS = {
 function createPeer(id, overrides = {}) {
   const spec = PEERS[id];
   if (spec === undefined) throw new Error(`unknown peer ${id}`);
-  return require(spec.module).create({ ...(spec.options || {}), ...overrides });
+  return require(spec.module).create({ ...spec.options, ...overrides });
 }
 
 module.exports = { PEERS, createPeer };

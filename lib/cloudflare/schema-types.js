@@ -21,6 +21,7 @@ const IDENTIFIER = /^[a-zA-Z_$][a-zA-Z0-9_$]*$/;
 
 // Characters that may not appear raw inside a double-quoted string literal: the quote and
 // the backslash, line terminators (including U+2028/U+2029) and other control characters.
+// oxlint-disable-next-line no-control-regex -- matching control characters is the point
 const NEEDS_ESCAPE = /[\\"\u0000-\u001f\u007f\u2028\u2029]/g;
 const SHORT_ESCAPES = { '\\': '\\\\', '"': '\\"', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 

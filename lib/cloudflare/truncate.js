@@ -87,7 +87,7 @@ function floorOf(value, budget) {
 // full size; the largest share the cut, later ones receiving any rounding remainder.
 function waterFill(children, available) {
   const order = children.map((_, i) => i).sort((a, b) => children[a].size - children[b].size);
-  const budgets = new Array(children.length);
+  const budgets = children.map(() => 0);
   let left = available;
   order.forEach((index, n) => {
     const child = children[index];
