@@ -4,11 +4,36 @@
 //! V8, napi or processes: the napi layer builds a request, a [`crate::runner::Runner`] (the
 //! local pool or the process pool) carries it, and the same types come back.
 
-use crate::bridge::ToolSink;
 use crate::error::Fault;
 use crate::limits::{bound, Limits};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+/// One tool call made by a program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolCall {
+    /// Unique within its run; the reply carries it back.
+    pub call_id: u32,
+    pub provider: String,
+    pub tool: String,
+    /// JSON text of the argument array.
+    pub args_json: String,
+}
+
+/// Where a worker sends its run's tool calls. Implemented by the API layer (a threadsafe call
+/// into the host's JavaScript). Returns false when the host can no longer take calls.
+pub trait ToolSink: Send + Sync {
+    fn send(&self, run_id: u64, call: ToolCall) -> bool;
+
+    /// Whether the host takes each console line as it happens (`onLog`).
+    fn wants_logs(&self) -> bool {
+        false
+    }
+
+    /// One console line of the run, as it happens (called only when `wants_logs`). Must never
+    /// block: the program's thread calls it.
+    fn log(&self, _run_id: u64, _line: &str) {}
+}
 
 /// The program of one run, as the caller gave it, and how to read it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

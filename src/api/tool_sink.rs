@@ -2,7 +2,7 @@
 //! run, called without blocking from whichever thread the call leaves on (a worker, or an
 //! engine's reader).
 
-use crate::bridge::{ToolCall, ToolSink};
+use crate::run::{ToolCall, ToolSink};
 use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 

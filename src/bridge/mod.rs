@@ -1,40 +1,15 @@
 //! The bridge between a running program and the host: call envelopes, size bounds, and the
 //! routing of replies back to the worker that is waiting for them.
 //!
-//! Nothing here knows about V8 or napi. A tool call leaves the sandbox as a [`ToolCall`] through
-//! a [`ToolSink`]; its reply comes back as a string through [`ReplyRouter::route`], which finds
-//! the run by id and hands the reply to that run's channel.
+//! Nothing here knows about V8 or napi. A tool call leaves the sandbox as a `run::ToolCall`
+//! through a `run::ToolSink` (both part of a run's vocabulary, so `run` needs nothing from
+//! here); its reply comes back as a string through [`ReplyRouter::route`], which finds the run
+//! by id and hands the reply to that run's channel.
 
 use crate::run::RunError;
 use crossbeam_channel::{Receiver, Sender};
 use std::collections::HashMap;
 use std::sync::Mutex;
-
-/// One tool call made by a program.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ToolCall {
-    /// Unique within its run; the reply carries it back.
-    pub call_id: u32,
-    pub provider: String,
-    pub tool: String,
-    /// JSON text of the argument array.
-    pub args_json: String,
-}
-
-/// Where a worker sends its run's tool calls. Implemented by the API layer (a threadsafe call
-/// into the host's JavaScript). Returns false when the host can no longer take calls.
-pub trait ToolSink: Send + Sync {
-    fn send(&self, run_id: u64, call: ToolCall) -> bool;
-
-    /// Whether the host takes each console line as it happens (`onLog`).
-    fn wants_logs(&self) -> bool {
-        false
-    }
-
-    /// One console line of the run, as it happens (called only when `wants_logs`). Must never
-    /// block: the program's thread calls it.
-    fn log(&self, _run_id: u64, _line: &str) {}
-}
 
 /// Lets a run that awaits a tool reply read the host's messages itself while it polls for the
 /// reply (`sandbox/spin.rs`). In an engine process the reply arrives on the engine's input: read

@@ -27,7 +27,7 @@
 //! may wait for the host to read, but since the input is always drained, a full pipe in each
 //! direction cannot deadlock the two processes.
 
-use crate::bridge::{InputPump, ToolCall, ToolSink};
+use crate::bridge::InputPump;
 use crate::limits::Limits;
 use crate::pool::LocalRunner;
 use crate::protocol::{
@@ -35,6 +35,7 @@ use crate::protocol::{
     FLAG_RETAIN, MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SHUTDOWN_NOW,
 };
 use crate::run::{Completion, Overrides, RunError, RunKind, RunRequest, TestHook};
+use crate::run::{ToolCall, ToolSink};
 use crate::runner::Runner;
 use crossbeam_channel::{Receiver, Sender};
 use std::cell::Cell;

@@ -7,8 +7,8 @@
 
 pub mod wire;
 
-use crate::bridge::ToolCall;
 use crate::error::{ErrorCode, Fault};
+use crate::run::ToolCall;
 use crate::run::{
     ErrorKind, Outcome, ProgramInput, Report, RunError, RunMetrics, RunOutput, Stats,
 };

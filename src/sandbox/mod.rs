@@ -15,9 +15,10 @@ mod web_natives;
 pub use code_cache::CodeCache;
 pub use termination::{StopReason, Terminator, WedgeHook};
 
-use crate::bridge::{check_size, InputPump, RunEvent, ToolSink};
+use crate::bridge::{check_size, InputPump, RunEvent};
 use crate::limits::{Limits, MIB};
 pub use crate::run::RunOutput;
+use crate::run::ToolSink;
 use crate::run::{ErrorKind, ProgramInput, RunError, RunMetrics};
 use allocator::{new_allocator, ArrayBufferBudget};
 use crossbeam_channel::{Receiver, RecvTimeoutError};

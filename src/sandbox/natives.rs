@@ -2,9 +2,10 @@
 //! never installed on the global object: only the bootstrap's closures can reach them.
 
 use super::termination::{StopReason, TerminationState};
-use crate::bridge::{size_breach, ToolCall, ToolSink};
+use crate::bridge::size_breach;
 use crate::limits::Limits;
 use crate::run::RunError;
+use crate::run::{ToolCall, ToolSink};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;

@@ -19,10 +19,11 @@ mod reader;
 mod spawn;
 
 use super::engine_input::EngineInput;
-use crate::bridge::{check_size, ToolSink};
+use crate::bridge::check_size;
 use crate::error::Fault;
 use crate::limits::Limits;
 use crate::protocol::{HostMessage, SHUTDOWN_DRAIN};
+use crate::run::ToolSink;
 use crate::run::{Completion, ErrorKind, Report, RunError, RunKind, RunRequest, Stats};
 use crate::runner::Runner;
 use dispatch::{fail_all, pump, register, write_all};
