@@ -577,10 +577,17 @@ class ExecutionHandle {
   }
 }
 
-// The native report of a run refused before it started for its source size (a breached bound
-// is the program's outcome, not a fault).
+// The report of a run refused for its source size before the native layer saw it (a breached
+// bound is the program's outcome, not a fault): the native report of the same breach
+// (NativeReport, src/api/report.rs), key for key and value for value, as
+// __test__/executor/surface.test.js checks: no resultJson, every phase at zero.
+const PHASES = ['queue', 'isolate', 'compile', 'run', 'toolWait'];
 function notStarted(error) {
-  return { resultJson: null, error, errorKind: 'bound', errorBound: 'maxCodeBytes', logs: [], queuedMs: 0, runMs: 0, totalMs: 0, toolCalls: 0, heapUsedBytes: 0, phases: [], cpuMs: 0, codeCacheHit: false };
+  return {
+    logs: [], queuedMs: 0, runMs: 0, totalMs: 0, toolCalls: 0, heapUsedBytes: 0,
+    phases: PHASES.map((name) => ({ name, durationMs: 0 })), cpuMs: 0, codeCacheHit: false,
+    error, errorKind: 'bound', errorBound: 'maxCodeBytes',
+  };
 }
 
 function shapeNativeReport(report) {
@@ -600,4 +607,6 @@ function shapeNativeReport(report) {
   return out;
 }
 
-module.exports = { IsolateExecutor, ExecutionHandle };
+// REQUEST_OPTIONS and notStarted copy native tables (the per-run bounds, NativeReport):
+// exported for __test__/executor/surface.test.js, which pins them; lib/index.js exports neither.
+module.exports = { IsolateExecutor, ExecutionHandle, REQUEST_OPTIONS, notStarted };
