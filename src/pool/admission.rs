@@ -16,8 +16,7 @@
 //! others still waiting, and on the watchdog's timer while the busy runs are still young.
 
 use super::watchdog::LongRun;
-use super::worker::spawn_worker;
-use super::{lock, Shared};
+use super::{lock, spawn_worker, Shared};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};

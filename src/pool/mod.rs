@@ -11,6 +11,7 @@
 mod admission;
 mod local;
 mod retained;
+mod supervise;
 mod watchdog;
 mod worker;
 
@@ -124,7 +125,7 @@ impl Pool {
             cancelled: Mutex::new(HashMap::new()),
         });
         for _ in 0..workers {
-            worker::spawn_worker(&shared);
+            spawn_worker(&shared);
         }
         Pool {
             shared,
@@ -271,6 +272,39 @@ impl Drop for Pool {
     fn drop(&mut self) {
         if !self.is_disposed() {
             self.dispose(|| {});
+        }
+    }
+}
+
+/// Stack of each worker thread. V8 keeps its own limit below this.
+const WORKER_STACK_BYTES: usize = 4 * 1024 * 1024;
+
+/// Starts a worker thread and records it. Called at start-up and by admission.
+fn spawn_worker(shared: &Arc<Shared>) {
+    shared.live.fetch_add(1, Ordering::AcqRel);
+    start_worker(shared);
+}
+
+/// Starts the thread of a worker already counted in `live`, or uncounts it when the pool is
+/// disposed or the thread cannot start.
+fn start_worker(shared: &Arc<Shared>) {
+    let mut workers = shared.workers();
+    if shared.disposed.load(Ordering::Acquire) {
+        shared.live.fetch_sub(1, Ordering::AcqRel);
+        return;
+    }
+    let id = shared.next_worker.fetch_add(1, Ordering::Relaxed);
+    let thread_shared = shared.clone();
+    let spawned = std::thread::Builder::new()
+        .name(format!("codemode-worker-{id}"))
+        .stack_size(WORKER_STACK_BYTES)
+        .spawn(move || worker::worker_main(thread_shared, id));
+    match spawned {
+        Ok(handle) => {
+            workers.insert(id, handle);
+        }
+        Err(_) => {
+            shared.live.fetch_sub(1, Ordering::AcqRel);
         }
     }
 }

@@ -1,7 +1,7 @@
 //! A thread that holds a retained isolate (`retainHandles`): further runs in the same global
 //! scope until the handle is disposed, idles past `retained_idle`, or a run ends by a bound.
 
-use super::worker::{keepable, run_ended, supervised_run};
+use super::supervise::{keepable, run_ended, supervised_run};
 use super::{panic_text, Job, Shared};
 use crate::error::Fault;
 use crate::sandbox::Sandbox;
