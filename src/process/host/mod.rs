@@ -12,7 +12,9 @@
 //! written by a short-lived flusher thread, so an engine that stops reading cannot stall the
 //! host's JavaScript thread or the monitor that will kill it.
 
+mod death;
 mod dispatch;
+mod frames;
 mod monitor;
 mod output;
 mod reader;

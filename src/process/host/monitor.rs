@@ -3,14 +3,12 @@
 //! memory, kills the ones that are silent, too big, stopped reading, or sit on a run past its
 //! deadline, and finishes disposal once every engine is gone.
 
-use super::dispatch::{fail_all, pump, write_all};
+use super::death::start_failed;
+use super::dispatch::{pump, write_all};
 use super::spawn::spawn_engine;
-use super::{Host, State, START_TIMEOUT};
-use crate::error::Fault;
-use crate::limits::Limits;
+use super::{Host, START_TIMEOUT};
 use crate::os;
 use crate::protocol::{HostMessage, SHUTDOWN_DRAIN};
-use crate::run::RunRequest;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -163,40 +161,5 @@ pub(super) fn monitor(host: &Arc<Host>) {
             .wait_timeout(state, wait)
             .unwrap_or_else(|p| p.into_inner());
         state = next;
-    }
-}
-
-pub(super) fn start_failed(host: &Host, state: &mut State, reason: String) {
-    state.start_failures += 1;
-    host.counters.engines_lost.fetch_add(1, Ordering::Relaxed);
-    if state.start_failures >= host.limits.max_start_failures {
-        let message = format!(
-            "the engine process failed to start {} times in a row (last: {reason})",
-            state.start_failures
-        );
-        state.crash_loop = Some(message.clone());
-        state.restart_at = None;
-        let queued: Vec<RunRequest> = state.queue.drain(..).collect();
-        fail_all(queued, Fault::worker_lost(&message));
-    } else {
-        state.restart_at = Some(Instant::now() + backoff(&host.limits, state.start_failures));
-    }
-}
-
-fn backoff(limits: &Limits, failures: u32) -> Duration {
-    let factor = 1u32 << failures.saturating_sub(1).min(16);
-    (limits.restart_backoff_min * factor).min(limits.restart_backoff_max)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn backoff_doubles_and_is_capped() {
-        let limits = Limits::default();
-        assert_eq!(backoff(&limits, 1), limits.restart_backoff_min);
-        assert_eq!(backoff(&limits, 2), limits.restart_backoff_min * 2);
-        assert_eq!(backoff(&limits, 40), limits.restart_backoff_max);
     }
 }

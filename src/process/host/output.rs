@@ -11,7 +11,7 @@
 //! Whoever reads the end of the stream (or a frame that makes no sense) records it; the reader
 //! thread then reaps the engine.
 
-use super::reader::on_message;
+use super::frames::on_message;
 use super::{EventLoop, Host, LoopReadable};
 use crate::os::{self, EventFd};
 use crate::protocol::{max_frame_bytes, EngineMessage, FrameBuffer};
