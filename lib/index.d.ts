@@ -766,6 +766,38 @@ export interface CodemodeRuntimeToolOptions {
   description?: string
   /** One-line hints shown next to each connector in the default description, by connector name. */
   connectorHints?: Record<string, string>
+  /**
+   * How a run that pauses for approval is answered. `'cloudflare'` (the default): `{ status:
+   * 'paused', executionId, pending }`, and the host approves with `approve()`. `'ai-sdk'`: the tool
+   * takes part in the AI SDK's approval flow (it gets `needsApproval`): the call gets a
+   * `tool-approval-request`, and the SDK's `tool-approval-response` (useChat's
+   * addToolApprovalResponse) continues the run or, declined, rejects it. See `CodemodeAiSdkTool`.
+   */
+  approvals?: 'cloudflare' | 'ai-sdk'
+}
+/** What an approval request of an `approvals: 'ai-sdk'` code tool asks for. */
+export type CodemodeApprovalAction =
+  | { kind: 'call'; seq: number; /** `namespace.method`, as the program calls it. */ tool: string; input: unknown; /** A call whose outcome a crash left unknown: approving retries it. */ inDoubt?: true }
+  | { kind: 'program'; seq: 0; /** The program itself (createCodemodeRuntime({ approveProgram })). */ code: string }
+/** `approvalDescriptor()`: the run, and what waits in it (the UI part's `approval.descriptor` via withApprovalDescriptors). */
+export interface CodemodeApprovalDescriptor {
+  executionId: string
+  actions: CodemodeApprovalAction[]
+}
+/** `runtime.tool({ approvals: 'ai-sdk' })`: the tool in the AI SDK's approval flow. */
+export interface CodemodeAiSdkTool extends Omit<CodemodeTool, 'execute'> {
+  /** Runs the program up to its first pause (the run keyed by the call's toolCallId); true when it paused for a person. */
+  needsApproval: (input: ProxyToolInput, options: { toolCallId: string; messages: unknown[] }) => Promise<boolean>
+  /**
+   * Continues the run when the SDK approved the call (and the action it asked about still waits);
+   * a run that pauses again answers `{ status: 'paused', …, message }`, which asks the model to call
+   * again with the same code for the next approval.
+   */
+  execute: (input: ProxyToolInput, options: { toolCallId: string; messages: unknown[] }) => Promise<ProxyToolOutput & { message?: string }>
+  /** What the call's approval request is for; undefined when it asked for none. */
+  approvalDescriptor(toolCallId: string): Promise<CodemodeApprovalDescriptor | undefined>
+  /** Rejects the run awaiting the call's approval (a declined request); false when none awaits it. */
+  decline(toolCallId: string): Promise<boolean>
 }
 export interface CodemodeApproveOptions {
   executionId: string
@@ -804,6 +836,7 @@ export interface CodemodeExpireOptions {
 /** The durable runtime. No run lives in memory: every method addresses the store. */
 export interface CodemodeRuntimeHandle {
   /** The AI SDK tool. */
+  tool(options: CodemodeRuntimeToolOptions & { approvals: 'ai-sdk' }): CodemodeAiSdkTool
   tool(options?: CodemodeRuntimeToolOptions): CodemodeTool
   /** Runs code as a new durable execution (as the default tool's `execute`). */
   execute(input: CodemodeExecuteInput): Promise<ProxyToolOutput>

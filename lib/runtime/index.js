@@ -10,7 +10,9 @@
 const path = require('node:path');
 const { checkOptionNames } = require('../option-names.js');
 const { CODES, CodemodeExecutorError, invalidArgument } = require('../executor/errors.js');
-const { buildDescription, codeInputSchema, toModelOutput } = require('./model-tool.js');
+const {
+  buildDescription, codeInputSchema, toModelOutput, approvalsOption, withAiSdkApprovals,
+} = require('./model-tool.js');
 const { tooLargeMessage, MAX_DURABLE_VALUE_BYTES } = require('./durable.js');
 const { messageOf } = require('../util.js');
 const { storeAt, storeOn, RuntimeStore, leftInForceItem, isProgramGate } = require('./store.js');
@@ -128,15 +130,20 @@ class CodemodeRuntimeHandle {
   /** The AI SDK tool: `{ description, inputSchema, execute, toModelOutput }` (docs/cloudflare-compat.md §9). */
   tool(options) {
     options = options || {};
+    const approvals = approvalsOption(options);
     const facet = this.#store();
     // Loaded once per tool object (§6.8), by the same policy as the handle's.
     const setup = new SetupCache(this.#connectors);
-    return {
-      description: buildDescription(this.#connectors, options.description, options.connectorHints),
+    const tool = {
+      description: buildDescription(this.#connectors, options.description, options.connectorHints, approvals),
       inputSchema: codeInputSchema,
       execute: async (input) => this.#execute(facet, input && input.code, setup),
       toModelOutput: ({ output } = {}) => toModelOutput(output),
     };
+    // `approvals: 'ai-sdk'`: the AI SDK's own approval requests instead of `{ status: 'paused' }`
+    // (model-tool.js, ai-approvals.js); its runs are keyed by the tool call's id.
+    if (approvals !== 'ai-sdk') return tool;
+    return withAiSdkApprovals(tool, this, (code, key) => this.#execute(facet, code, setup, key), options);
   }
 
   async #execute(facet, code, setupCache, idempotencyKey) {

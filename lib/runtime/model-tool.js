@@ -6,6 +6,8 @@
 
 const { truncateResult } = require('../cloudflare/truncate.js');
 const { messageOf, isObject } = require('../util.js');
+const { invalidArgument } = require('../executor/errors.js');
+const { AiSdkApprovals } = require('./ai-approvals.js');
 
 // The fixed part of the description, before the connector list. `<globals>` is replaced by
 // the connector names, each in backticks, joined by ", ".
@@ -39,6 +41,12 @@ const DESCRIPTION_LINES = [
   '',
 ];
 
+// With `approvals: 'ai-sdk'` a paused run is continued through the AI SDK's approval flow, in
+// which the model calls the tool again to ask for the next approval: this line takes the place
+// of Cloudflare's "do NOT re-issue the code" one.
+const PAUSED_LINE = DESCRIPTION_LINES.find((line) => line.startsWith('- A result with `status: "paused"`'));
+const AI_SDK_PAUSED_LINE = '- A result with `status: "paused"` means the run stopped at another action that needs the user\'s approval. To ask for it, call this tool again with exactly the same code: the run continues where it stopped and does not repeat the calls it made.';
+
 // A connector may be given by name or as the connector itself.
 function connectorName(connector) {
   return typeof connector === 'string' ? connector : connector.name();
@@ -47,7 +55,7 @@ function connectorName(connector) {
 // The tool description (docs/cloudflare-compat.md §9.1). A non-empty custom description is used as it is (the
 // hints are then ignored); otherwise the fixed text lists the connectors, each with its hint
 // when `connectorHints[name]` is a non-empty string.
-function buildDescription(connectorNames, customDescription, connectorHints) {
+function buildDescription(connectorNames, customDescription, connectorHints, approvals) {
   if (customDescription) return customDescription;
   const names = connectorNames.map(connectorName);
   const globals = names.map((name) => `\`${name}\``).join(', ');
@@ -56,7 +64,7 @@ function buildDescription(connectorNames, customDescription, connectorHints) {
     return hint ? `- \`${name}\` — ${hint}` : `- \`${name}\``;
   });
   // A function replacement, so a `$` in a connector name is taken literally.
-  const fixed = DESCRIPTION_LINES.map((line) => line.replace('<globals>', () => globals));
+  const fixed = DESCRIPTION_LINES.map((line) => (approvals === 'ai-sdk' && line === PAUSED_LINE ? AI_SDK_PAUSED_LINE : line.replace('<globals>', () => globals)));
   return [...fixed, list.join('\n')].join('\n');
 }
 
@@ -127,4 +135,48 @@ function toModelOutput(output) {
   return { type: 'json', value: toJSONValue(rest) };
 }
 
-module.exports = { buildDescription, codeInputSchema, toModelOutput, toJSONValue };
+// ---- `approvals: 'ai-sdk'` -----------------------------------------------------------------------
+
+const APPROVALS = [undefined, 'cloudflare', 'ai-sdk'];
+// Internal options of the tools lib/ai builds on runtime.tool(): display names and shared state.
+const AI_SDK_TOOL = Symbol('codemode.aiSdkTool');
+// The flow behind an `approvals: 'ai-sdk'` tool (lib/ai reads its answers as they are).
+const APPROVAL_FLOW = Symbol('codemode.approvalFlow');
+
+/** `options.approvals`, checked: `'cloudflare'` (the default: `{ status: 'paused' }`) or `'ai-sdk'`. */
+function approvalsOption(options) {
+  const approvals = options.approvals;
+  if (!APPROVALS.includes(approvals)) {
+    throw invalidArgument(`runtime.tool({ approvals }): approvals must be "cloudflare" (the default: a paused run answers { status: "paused" }) or "ai-sdk" (the AI SDK's approval requests); got ${JSON.stringify(approvals)}`);
+  }
+  return approvals ?? 'cloudflare';
+}
+
+/**
+ * `tool` (runtime.tool()'s object) in the AI SDK's approval flow (lib/runtime/ai-approvals.js):
+ * `needsApproval` runs the program up to its first pause and asks when it paused for a person;
+ * `execute` continues the run once the SDK approved, and answers Cloudflare's output (a paused
+ * one with a `message` that asks the model to call again for the next approval);
+ * `approvalDescriptor(toolCallId)` says what a request is for; `decline(toolCallId)` rejects the
+ * run a declined request was for. `start(code, idempotencyKey)` begins a run as execute does.
+ */
+function withAiSdkApprovals(tool, runtime, start, options) {
+  const internal = options[AI_SDK_TOOL] || {};
+  const flow = new AiSdkApprovals({ runtime, start, display: internal.display, state: internal.state, onLost: internal.onLost });
+  const out = {
+    ...tool,
+    needsApproval: (input, callOptions) => flow.needsApproval(input, callOptions),
+    execute: async (input, callOptions) => {
+      const { actions: _actions, ...answer } = await flow.execute(input, callOptions);
+      return answer;
+    },
+    approvalDescriptor: (toolCallId) => flow.approvalDescriptor(toolCallId),
+    decline: (toolCallId) => flow.decline(toolCallId),
+  };
+  Object.defineProperty(out, APPROVAL_FLOW, { value: flow });
+  return out;
+}
+
+module.exports = {
+  buildDescription, codeInputSchema, toModelOutput, toJSONValue, approvalsOption, withAiSdkApprovals, AI_SDK_TOOL, APPROVAL_FLOW,
+};
