@@ -4,6 +4,7 @@ import ai from './index.js';
 export const {
   createCodeTool,
   codeModeTool,
+  withApprovalDescriptors,
   aiTools,
   resolveProvider,
   generateTypes,
