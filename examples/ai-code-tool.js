@@ -26,7 +26,6 @@ const tools = {
     inputSchema: jsonSchema({ type: 'object', properties: { celsius: { type: 'number' } }, required: ['celsius'] }),
     execute: async ({ celsius }) => { calls.convert++; return celsius * 9 / 5 + 32; },
   }),
-  wipeDisk: tool({ description: 'Needs a human', inputSchema: jsonSchema({ type: 'object' }), needsApproval: true, execute: async () => 'wiped' }),
 };
 
 const CODE = `async () => {
@@ -67,7 +66,7 @@ async function main() {
     const codemode = createCodeTool({ tools, executor });
     const turn = await generateText({ model, tools: { codemode }, prompt: 'How warm is it in Oslo and Lisbon, in Fahrenheit?', stopWhen: stepCountIs(3) });
     const [toolResult] = turn.steps.flatMap((step) => step.toolResults);
-    console.log(`the tool description declares: ${description.includes('getWeather: (input: GetWeatherInput)') ? 'getWeather' : '?'}, ${description.includes('toFahrenheit') ? 'toFahrenheit' : '?'}; wipeDisk left out: ${!description.includes('wipeDisk')}`);
+    console.log(`the tool description declares: ${description.includes('getWeather: (input: GetWeatherInput)') ? 'getWeather' : '?'}, ${description.includes('toFahrenheit') ? 'toFahrenheit' : '?'}`);
     console.log(`tool result: ${JSON.stringify(toolResult.output)}`);
     console.log(`tool calls on the host: getWeather=${calls.getWeather} toFahrenheit=${calls.convert}`);
     console.log(`the model said: "${turn.text}"`);

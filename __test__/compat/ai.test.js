@@ -24,7 +24,7 @@ async function oracle() {
 const executor = new IsolateExecutor({ workers: 1 });
 test.after(() => executor.dispose());
 
-function toolSet({ plain = false } = {}) {
+function toolSet({ plain = false, approvals = true } = {}) {
   const set = {
     get_weather: tool({
       description: 'Current weather\nfor a city */ or not',
@@ -46,6 +46,12 @@ function toolSet({ plain = false } = {}) {
       execute: async ({ n }) => n * 2,
     }),
   };
+  // Tools marked needsApproval: Cloudflare's createCodeTool leaves them out; ours keeps them and
+  // runs its programs durably (issue 35; compared below without them, and in ai-approvals.test.js).
+  if (!approvals) {
+    delete set.delete_all;
+    delete set.maybe;
+  }
   // A plain JSON Schema (not wrapped): typed `unknown`; the AI SDK's asSchema refuses it, so
   // createCodeTool throws for it in both.
   if (plain) set.plain = { description: 'plain', inputSchema: { type: 'object', properties: { x: { type: 'number' } } }, execute: async (a) => a };
@@ -65,9 +71,9 @@ test('/ai generateTypes: the same declarations as Cloudflare, namespace included
 test('/ai createCodeTool: description, input schema, results and errors as Cloudflare', async () => {
   const cf = await oracle();
   const variants = [
-    { tools: toolSet() },
-    { tools: [ours.aiTools(toolSet()), { name: 'extra', tools: { ping: tool({ description: 'Ping', inputSchema: z.object({}), execute: async () => 'pong' }) } }] },
-    { tools: [{ name: 'typed', tools: toolSet(), types: 'declare const typed: any' }], description: 'Custom:\n{{types}}\nend' },
+    { tools: toolSet({ approvals: false }) },
+    { tools: [ours.aiTools(toolSet({ approvals: false })), { name: 'extra', tools: { ping: tool({ description: 'Ping', inputSchema: z.object({}), execute: async () => 'pong' }) } }] },
+    { tools: [{ name: 'typed', tools: toolSet({ approvals: false }), types: 'declare const typed: any' }], description: 'Custom:\n{{types}}\nend' },
   ];
   for (const options of variants) {
     const mine = ours.createCodeTool({ ...options, executor });
@@ -90,6 +96,22 @@ test('/ai createCodeTool: description, input schema, results and errors as Cloud
       assert.deepEqual(a, b, code);
     }
   }
+});
+
+test('/ai createCodeTool keeps needsApproval tools where Cloudflare drops them (issue 35)', async () => {
+  const cf = await oracle();
+  const mine = ours.createCodeTool({ tools: toolSet(), executor });
+  const theirs = cf.createCodeTool({ tools: toolSet(), executor });
+  assert.ok(!theirs.description.includes('delete_all'));
+  assert.match(mine.description, /delete_all: \(input: DeleteAllInput\)/);
+  assert.match(mine.description, /maybe: \(input: MaybeInput\)/);
+  assert.equal(typeof mine.needsApproval, 'function');
+  // The same program, and the same answer, where nothing needs approval.
+  const code = 'async () => codemode.get_weather({ city: "Oslo", units: "f" })';
+  assert.deepEqual(await mine.execute({ code }, { toolCallId: 'k1', messages: [] }), await theirs.execute({ code }, {}));
+  // maybe's needsApproval function says no: it runs where Cloudflare's has no such function.
+  assert.deepEqual(await mine.execute({ code: 'async () => codemode.maybe({})' }, { toolCallId: 'k2', messages: [] }), { result: 'm' });
+  await assert.rejects(theirs.execute({ code: 'async () => codemode.maybe({})' }, {}), /Tool "maybe" not found/);
 });
 
 test('/ai resolveProvider and aiTools: the same shape; needsApproval tools dropped; input validated', async () => {
@@ -126,7 +148,7 @@ test('examples/ai-code-tool.js runs createCodeTool in a generateText loop and ex
   });
   assert.equal(code, 0, `${stdout}\n${stderr}`);
   for (const line of [
-    'the tool description declares: getWeather, toFahrenheit; wipeDisk left out: true',
+    'the tool description declares: getWeather, toFahrenheit',
     'tool result: {"result":[{"city":"Oslo","fahrenheit":39.2},{"city":"Lisbon","fahrenheit":66.2}],"logs":["checked 2 cities"]}',
     'tool calls on the host: getWeather=2 toFahrenheit=2',
     'the model said: "Right now: Oslo 39.2°F, Lisbon 66.2°F."',
