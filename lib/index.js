@@ -1,6 +1,6 @@
 'use strict';
 const { IsolateExecutor } = require('./executor/index.js');
-const { CODES, CodemodeExecutorError } = require('./executor/errors.js');
+const { CODES, CodemodeExecutorError } = require('./errors.js');
 const { normalizeCode } = require('./cloudflare/normalize.js');
 const { sanitizeToolName } = require('./cloudflare/names.js');
 const { runCode } = require('./cloudflare/run-code.js');

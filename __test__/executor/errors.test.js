@@ -1,5 +1,5 @@
 'use strict';
-// Fault codes: one list (src/error.rs ErrorCode::ALL), the same in lib/executor/errors.js; errors thrown
+// Fault codes: one list (src/error.rs ErrorCode::ALL), the same in lib/errors.js; errors thrown
 // by the native layer (options, store) carry `code` themselves, not inside their message.
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -7,10 +7,10 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { errorCodes, NativeStore, boundTable } = require('../../binding.js');
-const { CODES, CodemodeExecutorError } = require('../../lib/executor/errors.js');
+const { CODES, CodemodeExecutorError } = require('../../lib/errors.js');
 const { IsolateExecutor } = require('../helpers.js');
 
-test('lib/executor/errors.js lists exactly the native fault codes', () => {
+test('lib/errors.js lists exactly the native fault codes', () => {
   assert.deepEqual(Object.values(CODES).sort(), [...errorCodes()].sort());
 });
 

@@ -17,7 +17,7 @@ const { ApprovalState } = require('../runtime/ai-approvals.js');
 const { READS_PROGRAMS } = require('../cloudflare/normalize.js');
 const { stableStringify } = require('../runtime/durable.js');
 const { isObject } = require('../util.js');
-const { invalidArgument } = require('../executor/errors.js');
+const { invalidArgument } = require('../errors.js');
 
 const DEFAULT_DESCRIPTION = AI_DESCRIPTION;
 

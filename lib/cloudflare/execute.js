@@ -4,9 +4,9 @@
 // executor's native runner.
 const { transportStringify, transportParse, cloneStringify, cloneParse, CONTROL_KEY } = require('./codec.js');
 const { programForRun } = require('./normalize.js');
-const { unwrapProgram } = require('../executor/program-text.js');
+const { unwrapProgram } = require('../program-text.js');
 const { IDENTIFIER, RESERVED, KEYWORDS, sanitizeToolName } = require('./names.js');
-const { invalidArgument } = require('../executor/errors.js');
+const { invalidArgument } = require('../errors.js');
 const { messageOf } = require('../util.js');
 
 const DEPRECATION = '[@cloudflare/codemode] Passing raw fns to executor.execute() is deprecated. ' +

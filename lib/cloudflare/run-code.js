@@ -2,7 +2,7 @@
 // runCode (docs/cloudflare-compat.md §5): normalize, execute, and turn an error into a thrown Error whose text the
 // model reads next ("Code execution failed: ..." plus the console output).
 const { normalizeCode, READS_PROGRAMS } = require('./normalize.js');
-const { unwrapProgram } = require('../executor/program-text.js');
+const { unwrapProgram } = require('../program-text.js');
 
 // `signal` (not in Cloudflare's runCode) is passed on to the executor, which cancels the run
 // when it aborts (an executor that knows no `signal` option ignores it).

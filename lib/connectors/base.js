@@ -9,7 +9,7 @@
 
 const { generateTypesFromJsonSchema } = require('../cloudflare/schema-types.js');
 const { isObject } = require('../util.js');
-const { invalidArgument } = require('../executor/errors.js');
+const { invalidArgument } = require('../errors.js');
 
 const hasOwn = (obj, key) => isObject(obj) && Object.prototype.hasOwnProperty.call(obj, key);
 

@@ -4,7 +4,7 @@
 
 const { sanitizeToolName } = require('../cloudflare/names.js');
 const { isObject } = require('../util.js');
-const { invalidArgument } = require('../executor/errors.js');
+const { invalidArgument } = require('../errors.js');
 const { CodemodeConnector, className, setOwn } = require('./base.js');
 
 // What a tool call of an MCP client returns, as the program sees it.

@@ -4,7 +4,7 @@
 
 const { sanitizeToolName } = require('../cloudflare/names.js');
 const { isObject } = require('../util.js');
-const { invalidArgument } = require('../executor/errors.js');
+const { invalidArgument } = require('../errors.js');
 const { CodemodeConnector, className, hasOwn, setOwn } = require('./base.js');
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'];

@@ -21,7 +21,7 @@
 const { sanitizeToolName } = require('../cloudflare/names.js');
 const { generateTypesFromJsonSchema } = require('../cloudflare/schema-types.js');
 const { isObject } = require('../util.js');
-const { invalidArgument } = require('../executor/errors.js');
+const { invalidArgument } = require('../errors.js');
 const { CodemodeConnector, setOwn } = require('./base.js');
 
 const AI_SDK_SCHEMA = Symbol.for('vercel.ai.schema');

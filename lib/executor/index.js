@@ -11,11 +11,11 @@ const { NativeExecutor, boundTable } = require('../native.js');
 const { engineCommand } = require('./engine-command.js');
 const { checkOptionNames } = require('../option-names.js');
 const { messageOf, isPlainObject } = require('../util.js');
-const { CODES, CodemodeExecutorError, invalidArgument, fromNative } = require('./errors.js');
+const { CODES, CodemodeExecutorError, invalidArgument, fromNative } = require('../errors.js');
 const { providerNameProblem } = require('../cloudflare/names.js');
 const cloudflare = require('../cloudflare/execute.js');
 const { READS_PROGRAMS } = require('../cloudflare/normalize.js');
-const { unwrapProgram } = require('./program-text.js');
+const { unwrapProgram } = require('../program-text.js');
 const { OUTBOUND, checkOutbound, handleOutbound, bodyBudget } = require('./outbound.js');
 
 // The bounds come from one table in Rust (src/limits.rs BOUNDS): their names, where each is

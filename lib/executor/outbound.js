@@ -2,7 +2,7 @@
 // The host side of the sandbox's fetch: each request arrives as a call of the internal
 // "#outbound" namespace, is handed to the user's handler as a real Request, and its Response is
 // sent back (status, headers, body), bounded in size.
-const { invalidArgument } = require('./errors.js');
+const { invalidArgument } = require('../errors.js');
 const { messageOf } = require('../util.js');
 
 const OUTBOUND = '#outbound';

@@ -13,7 +13,7 @@ const { truncateResult } = require('../cloudflare/truncate.js');
 const { MCP_TEMPLATE, CODE_FIELD } = require('../cloudflare/code-tool-text.js');
 const { toModelOutput } = require('../runtime/model-tool.js');
 const { messageOf } = require('../util.js');
-const { invalidArgument } = require('../executor/errors.js');
+const { invalidArgument } = require('../errors.js');
 
 let loaded;
 function sdk() {

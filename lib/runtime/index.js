@@ -9,7 +9,7 @@
 
 const path = require('node:path');
 const { checkOptionNames } = require('../option-names.js');
-const { CODES, CodemodeExecutorError, invalidArgument } = require('../executor/errors.js');
+const { CODES, CodemodeExecutorError, invalidArgument } = require('../errors.js');
 const {
   buildDescription, codeInputSchema, toModelOutput, approvalsOption, withAiSdkApprovals,
 } = require('./model-tool.js');

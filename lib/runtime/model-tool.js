@@ -6,7 +6,7 @@
 
 const { truncateResult } = require('../cloudflare/truncate.js');
 const { messageOf, isObject } = require('../util.js');
-const { invalidArgument } = require('../executor/errors.js');
+const { invalidArgument } = require('../errors.js');
 const { AiSdkApprovals } = require('./ai-approvals.js');
 
 // The fixed part of the description, before the connector list. `<globals>` is replaced by

@@ -11,7 +11,7 @@ const { NativeStore } = require('../native.js');
 const {
   toStored, parseForStorage, stableStringify, stringifyForStorage, logsForStorage, MAX_DURABLE_VALUE_BYTES,
 } = require('./durable.js');
-const { invalidArgument } = require('../executor/errors.js');
+const { invalidArgument } = require('../errors.js');
 
 // One NativeStore per place in this process while any runtime uses it: per SQLite file (and
 // durability; SQLite connections are per file, and the store serializes its own access) or per

@@ -29,7 +29,7 @@ pub(crate) fn thrown(fault: Fault) -> Error<ErrorCode> {
     Error::new(fault.code, fault.message)
 }
 
-/// Every stable fault code, as `lib/executor/errors.js` lists them (a test pins the two together).
+/// Every stable fault code, as `lib/errors.js` lists them (a test pins the two together).
 #[napi]
 pub fn error_codes() -> Vec<&'static str> {
     ErrorCode::ALL.iter().map(|c| c.as_str()).collect()
