@@ -15,8 +15,8 @@
 //! more operator of the bracket around it (`f()()()`, `a[0][0]`). Text inside strings, comments,
 //! template text and regular expressions counts nothing, which is only sound while this scanner
 //! and the parser agree on where those start. They can disagree at one token: a `/` that
-//! follows `}`, `>`, `++`, `--`, a postfix `!` or a contextual keyword may start a regular
-//! expression or divide, depending on grammar this pass does not track. There both readings
+//! follows `}`, `>` or a contextual keyword may start a regular expression or divide,
+//! depending on grammar this pass does not track. There both readings
 //! are taken: openers inside the would-be expression count and its closers close only what it
 //! opened, so neither reading can hide a bracket; and where the readings would read quotes,
 //! backticks or comments differently, the text is refused with a message saying to write the
@@ -137,8 +137,10 @@ enum Last {
     /// A word that is a keyword in some places and a name in others (`of`, `await`, `yield`,
     /// `let`, `as`, …) or `>`: `/` after it is ambiguous, and the line goes on.
     Ambiguous,
-    /// `}`, `++`, `--` or a postfix `!`: `/` after it is ambiguous, and a statement may end.
+    /// `}`: `/` after it is ambiguous (a block, or an object literal), and a statement may end.
     AmbiguousEnd,
+    /// `++`, `--` or a postfix `!` (TypeScript's non-null): a value ended, so `/` divides.
+    Postfix,
     /// `)` of an `if`/`while`/`for`/`with` head: a statement (hence maybe a regex) follows.
     Head,
     /// `)` or `]` closing an expression: a value ended.
@@ -417,7 +419,10 @@ impl<'t> Scan<'t> {
 
     /// Whether the last token could end a statement.
     fn line_ended(&self) -> bool {
-        matches!(self.last, Last::Value | Last::Closed | Last::AmbiguousEnd)
+        matches!(
+            self.last,
+            Last::Value | Last::Closed | Last::AmbiguousEnd | Last::Postfix
+        )
     }
 
     fn word(&mut self) -> Step {
@@ -539,7 +544,7 @@ impl<'t> Scan<'t> {
     /// expression starts, and both readings where the grammar decides (see the module).
     fn slash(&mut self) -> Step {
         match self.last {
-            Last::Value | Last::Closed => {
+            Last::Value | Last::Closed | Last::Postfix => {
                 self.at += 1;
                 if self.peek(0) == b'=' {
                     self.at += 1;
@@ -640,13 +645,14 @@ impl<'t> Scan<'t> {
     fn punctuator(&mut self) -> Step {
         let c = self.text[self.at];
         let next = self.peek(1);
+        let after_value = matches!(self.last, Last::Value | Last::Closed) && !self.newline;
         // `++`/`--` and a postfix `!` make the next `/` ambiguous; `>` may close type
         // arguments (`as A<B> / 2`).
         let (len, last) = match (c, next) {
-            (b'+', b'+') | (b'-', b'-') => (2, Last::AmbiguousEnd),
-            (b'!', _) if matches!(self.last, Last::Value | Last::Closed) && next != b'=' => {
-                (1, Last::AmbiguousEnd)
-            }
+            // Postfix (right after a value, on its line): `/` then divides. Prefix: an
+            // expression starts, so `/` starts a regular expression, as for any operator.
+            (b'+', b'+') | (b'-', b'-') if after_value => (2, Last::Postfix),
+            (b'!', _) if after_value && next != b'=' => (1, Last::Postfix),
             (b'<', _) if next != b'<' && next != b'=' => {
                 self.before_token(true);
                 self.at += 1;
@@ -782,8 +788,17 @@ mod tests {
         let refused = check_nesting_within("x = {} / \"/; (((((", usize::MAX).unwrap_err();
         assert!(refused.message.contains("parentheses"), "{refused:?}");
         assert_eq!((refused.line, refused.column), (1, 8));
-        // Ordinary TypeScript non-null division and a regex after `}` on its own line pass.
+        // Ordinary TypeScript non-null division and a regex after `}` on its own line pass, as
+        // does a division after `++` with quotes before the next `/`.
         assert!(depth("x = a! / 2 / 3") < 10);
+        assert!(depth("x = i++ / 2 + \" items \" + n / 3") < 10);
+        // A prefix `++` (or a `!` starting a line) is followed by a regular expression: its
+        // quote hides nothing.
+        let n = 200;
+        let text = format!("++/\"/; {}1{}", "(".repeat(n), ")".repeat(n));
+        assert!(depth(&text) >= n, "{}", depth(&text));
+        let text = format!("a\n!/\"/.test(s); {}1{}", "(".repeat(n), ")".repeat(n));
+        assert!(depth(&text) >= n, "{}", depth(&text));
         assert!(depth("if (a) {}\n/ab+c/.test(s)") < 10);
     }
 
