@@ -47,7 +47,7 @@ function toolSet({ plain = false, approvals = true } = {}) {
     }),
   };
   // Tools marked needsApproval: Cloudflare's createCodeTool leaves them out; ours keeps them and
-  // runs its programs durably (issue 35; compared below without them, and in ai-approvals.test.js).
+  // runs its programs durably (issue 35; compared below without them, and in ../runtime/ai-approvals.test.js).
   if (!approvals) {
     delete set.delete_all;
     delete set.maybe;

@@ -5,7 +5,7 @@
 // transport, and over stdio through examples/mcp-server.js. Deliberate differences: the
 // servers use the SDK's default JSON Schema validator, not `@cfworker/json-schema`, and every
 // tool carries MCP annotations (Cloudflare's carry none; compared with them taken off).
-// Approvals through elicitation and the opt-in approval tools: mcp-approvals.test.js.
+// Approvals through elicitation and the opt-in approval tools: ../runtime/mcp-approvals.test.js.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');

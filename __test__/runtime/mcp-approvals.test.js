@@ -10,7 +10,8 @@
 // - every tool the /mcp servers register carries MCP annotations.
 // Each flow runs over stdio (a child server process, fixtures/mcp-approvals-server.js) and over
 // Streamable HTTP on 127.0.0.1, against a real connector whose `create_issue` needs approval;
-// the connector's own file counts how often the tool really ran.
+// the connector's own file counts how often the tool really ran. The runs live in the store
+// storeOptions() names (SQLite, or PostgreSQL in `npm test`'s PostgreSQL pass), in the child too.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -56,10 +57,11 @@ async function connect(transport, { elicit, approvalTools = false } = {}) {
     await client.connect(new StdioClientTransport({
       command: process.execPath,
       args: [FIXTURE, dir, ...(approvalTools ? ['--approval-tools'] : [])],
-      env: process.env, // CODEMODE_EXECUTOR_ISOLATION included
+      // CODEMODE_EXECUTOR_ISOLATION, CODEMODE_TEST_STORE and CODEMODE_PG_URL included.
+      env: process.env,
       stderr: 'pipe',
     }));
-    // The same SQLite file, read from this process.
+    // The same store (storeOptions(dir)), read from this process.
     runtime = trackerRuntime(executor, dir);
   } else {
     runtime = trackerRuntime(executor, dir);

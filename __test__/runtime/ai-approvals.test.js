@@ -5,7 +5,9 @@
 // useChat's addToolApprovalResponse sends) approves it — the run continues from its log and
 // the tool runs exactly once — or declines it — nothing runs and the run ends rejected. Driven
 // through the real AI SDK 6 (generateText, streamText and a Chat) with a mock model; AI SDK 7
-// through fixtures/ai-v7-approvals.js in a child process.
+// through fixtures/ai-v7-approvals.js in a child process. The runs live in the store
+// storeOptions() names (a SQLite file, or PostgreSQL in `npm test`'s PostgreSQL pass), except
+// where a test is about the in-memory default.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -19,19 +21,22 @@ const { createCodeTool, withApprovalDescriptors } = require('../../lib/ai/index.
 const {
   bank, mockModel, generate, answer, chat, toolParts, TRANSFER, TWO_TRANSFERS, SMALL_AND_LARGE,
 } = require('../fixtures/ai-approvals.js');
+const { storeOptions } = require('./stores.js');
 
 const fixtures = path.join(__dirname, '..', 'fixtures');
 const executor = new IsolateExecutor({ workers: 2 });
 test.after(() => executor.dispose());
 
 const user = (text) => [{ role: 'user', content: text }];
-const tmpFile = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cm-ai-approvals-')), 'runs.db');
+const tmpDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'cm-ai-approvals-'));
+// Where a code tool's runs live: a store of their own (createCodeTool's `runtime` option).
+const newStore = () => storeOptions(tmpDir());
 // A handle over the same store, to read what happened to the runs.
-const reader = (file) => createCodemodeRuntime({ executor, connectors: [], path: file });
+const reader = (store) => createCodemodeRuntime({ executor, connectors: [], ...store });
 
 test('createCodeTool: a needsApproval tool called by a program asks through the AI SDK; approving runs it once', async () => {
   const { tools, applied } = bank(ai);
-  const codemode = createCodeTool({ tools, executor });
+  const codemode = createCodeTool({ tools, executor, runtime: newStore() });
   assert.match(codemode.description, /transfer: \(input: TransferInput\)/, 'the tool is declared to the model, not dropped');
   const { model, seen } = mockModel(aiTest, { program: TRANSFER });
 
@@ -60,9 +65,9 @@ test('createCodeTool: a needsApproval tool called by a program asks through the 
 });
 
 test('createCodeTool: declining leaves the tool unexecuted, the model is told, and the run ends rejected', async () => {
-  const file = tmpFile();
+  const store = newStore();
   const { tools, applied } = bank(ai);
-  const codemode = createCodeTool({ tools, executor, runtime: { path: file } });
+  const codemode = createCodeTool({ tools, executor, runtime: store });
   const { model } = mockModel(aiTest, { program: TRANSFER });
   const first = await generate(ai, { model, tools: { codemode }, messages: user('pay bob 500') });
   assert.equal(first.requests.length, 1);
@@ -76,13 +81,13 @@ test('createCodeTool: declining leaves the tool unexecuted, the model is told, a
   // program) the declined run is ended before anything else happens.
   const { model: again } = mockModel(aiTest, { program: 'async () => codemode.balance({})' });
   await generate(ai, { model: again, tools: { codemode }, messages: [...second.messages, ...user('what is my balance?')] });
-  assert.equal((await reader(file).execution(executionId)).status, 'rejected');
+  assert.equal((await reader(store).execution(executionId)).status, 'rejected');
   assert.deepEqual(applied, []);
 });
 
 test('createCodeTool: a program needing two approvals asks for them in turn', async () => {
   const { tools, applied } = bank(ai);
-  const codemode = createCodeTool({ tools, executor });
+  const codemode = createCodeTool({ tools, executor, runtime: newStore() });
   const { model } = mockModel(aiTest, { program: TWO_TRANSFERS });
   const first = await generate(ai, { model, tools: { codemode }, messages: user('pay ana and bob') });
   assert.equal(first.requests.length, 1);
@@ -105,7 +110,7 @@ test('createCodeTool: a program needing two approvals asks for them in turn', as
 
 test('createCodeTool: a needsApproval function is asked with the actual input at each call', async () => {
   const { tools, applied, asked } = bank(ai, { needsApproval: ({ amount }) => amount > 1000 });
-  const codemode = createCodeTool({ tools, executor });
+  const codemode = createCodeTool({ tools, executor, runtime: newStore() });
   const { model } = mockModel(aiTest, { program: SMALL_AND_LARGE });
   const first = await generate(ai, { model, tools: { codemode }, messages: user('pay') });
   assert.deepEqual(asked, [{ to: 'ana', amount: 50 }, { to: 'bob', amount: 5000 }]);
@@ -121,7 +126,7 @@ test('createCodeTool: a needsApproval function is asked with the actual input at
 
 test('createCodeTool: a program cannot skip the question by calling the connector underneath', async () => {
   const { tools, applied, asked } = bank(ai, { needsApproval: ({ amount }) => amount > 1000 });
-  const codemode = createCodeTool({ tools, executor });
+  const codemode = createCodeTool({ tools, executor, runtime: newStore() });
   const call = (code, toolCallId) => codemode.execute({ code }, { toolCallId, messages: [] });
   await assert.rejects(call('async () => __codemode.transfer$auto({ to: "eve", amount: 9999 })', 'sneak-1'), /needs approval/);
   // Asking for a small amount does not let a large one through.
@@ -135,9 +140,9 @@ test('createCodeTool: a program cannot skip the question by calling the connecto
 });
 
 test('createCodeTool: declining the second of two approvals rejects the run; the first stays applied', async () => {
-  const file = tmpFile();
+  const store = newStore();
   const { tools, applied } = bank(ai);
-  const codemode = createCodeTool({ tools, executor, runtime: { path: file } });
+  const codemode = createCodeTool({ tools, executor, runtime: store });
   const { model } = mockModel(aiTest, { program: TWO_TRANSFERS });
   const first = await generate(ai, { model, tools: { codemode }, messages: user('pay ana and bob') });
   const second = await generate(ai, { model, tools: { codemode }, messages: answer(first.messages, first.requests, true) });
@@ -147,18 +152,18 @@ test('createCodeTool: declining the second of two approvals rejects the run; the
   const third = await generate(ai, { model, tools: { codemode }, messages: declined });
   assert.equal(third.result.text, 'declined');
   assert.equal(await codemode.decline(second.requests[0].toolCall.toolCallId), true, 'the host can end it at once');
-  assert.equal((await reader(file).execution(executionId)).status, 'rejected');
+  assert.equal((await reader(store).execution(executionId)).status, 'rejected');
   assert.deepEqual(applied, [{ to: 'ana', amount: 100 }]);
 });
 
 test('createCodeTool without runtime: a restart loses the paused run; the approval that arrives after it asks again', async () => {
   const { tools, applied } = bank(ai);
   const { model } = mockModel(aiTest, { program: TRANSFER });
-  const before = createCodeTool({ tools, executor });
+  const before = createCodeTool({ tools, executor }); // the in-memory default, deliberately
   const first = await generate(ai, { model, tools: { codemode: before }, messages: user('pay bob 500') });
   assert.equal(first.requests.length, 1);
   // A fresh code tool (a new process's): its in-memory runtime never saw the run.
-  const after = createCodeTool({ tools, executor });
+  const after = createCodeTool({ tools, executor }); // likewise
   const second = await generate(ai, { model, tools: { codemode: after }, messages: answer(first.messages, first.requests, true) });
   assert.deepEqual(applied, [], 'the approval of the lost run applies to nothing');
   assert.equal(second.requests.length, 1, 'the program ran again up to the transfer and asks again');
@@ -169,9 +174,9 @@ test('createCodeTool without runtime: a restart loses the paused run; the approv
 
 test('useChat flow: streamText and a Chat; the UI part is approval-requested with a descriptor; addToolApprovalResponse approves or declines', async () => {
   for (const approved of [true, false]) {
-    const file = tmpFile();
+    const store = newStore();
     const { tools, applied } = bank(ai);
-    const all = { codemode: createCodeTool({ tools, executor, runtime: { path: file } }) };
+    const all = { codemode: createCodeTool({ tools, executor, runtime: store }) };
     const { model } = mockModel(aiTest, { program: TRANSFER });
     const c = chat(ai, { model, tools: all, transform: (stream) => withApprovalDescriptors(stream, all) });
     await c.sendMessage({ text: 'pay bob 500' });
@@ -184,7 +189,7 @@ test('useChat flow: streamText and a Chat; the UI part is approval-requested wit
 
     await c.addToolApprovalResponse({ id: part.approval.id, approved });
     await c.sendMessage();
-    const status = (await reader(file).execution(part.approval.descriptor.executionId)).status;
+    const status = (await reader(store).execution(part.approval.descriptor.executionId)).status;
     const last = toolParts(c).at(-1);
     if (approved) {
       assert.deepEqual(applied, [{ to: 'bob', amount: 500 }]);
@@ -201,11 +206,13 @@ test('useChat flow: streamText and a Chat; the UI part is approval-requested wit
   }
 });
 
-test('a restart between the approval request and its response: the run continues from a SQLite file', async () => {
-  const file = tmpFile();
-  // Request 1 in another process, which exits with the run paused in the file.
+test('a restart between the approval request and its response: the run continues from the store', async () => {
+  const dir = tmpDir();
+  const store = storeOptions(dir);
+  // Request 1 in another process (its store: storeOptions(dir) there, over the same env), which
+  // exits with the run paused in the store.
   const { code, stdout, stderr } = await new Promise((resolve) => {
-    execFile(process.execPath, [path.join(fixtures, 'ai-approvals-request.js'), file], { timeout: 60_000 }, (error, out, err) => {
+    execFile(process.execPath, [path.join(fixtures, 'ai-approvals-request.js'), dir], { timeout: 60_000 }, (error, out, err) => {
       resolve({ code: error ? (error.code ?? 1) : 0, stdout: out, stderr: err });
     });
   });
@@ -216,12 +223,12 @@ test('a restart between the approval request and its response: the run continues
 
   // A fresh code tool (and executor) here: the approval continues the run from its log.
   const { tools, applied } = bank(ai);
-  const codemode = createCodeTool({ tools, executor, runtime: { path: file } });
+  const codemode = createCodeTool({ tools, executor, runtime: store });
   const { model } = mockModel(aiTest, { program: TRANSFER });
   const second = await generate(ai, { model, tools: { codemode }, messages: answer(first.messages, first.requests, true) });
   assert.deepEqual(applied, [{ to: 'bob', amount: 500 }], 'the transfer ran once, here');
   assert.equal(second.result.text, 'done {"before":1000,"receipt":{"sent":500,"to":"bob"}}');
-  const [run] = (await reader(file).executions()).filter((e) => e.status === 'completed');
+  const [run] = (await reader(store).executions()).filter((e) => e.status === 'completed');
   assert.equal(run.log.filter((e) => e.method === 'balance').length, 1, 'the earlier call was replayed, not run again');
 });
 
@@ -245,7 +252,7 @@ class Bank extends CodemodeConnector {
 
 test('runtime.tool({ approvals: "ai-sdk" }): the same flow; runtime.tool() still answers { status: "paused" }', async () => {
   const applied = [];
-  const runtime = createCodemodeRuntime({ executor, connectors: [new Bank(applied)], path: ':memory:' });
+  const runtime = createCodemodeRuntime({ executor, connectors: [new Bank(applied)], ...newStore() });
   const program = 'async () => (await bank.transfer({ to: "bob", amount: 500 })).sent';
 
   // Cloudflare's answer stays the default.
@@ -273,7 +280,7 @@ test('runtime.tool({ approvals: "ai-sdk" }): the same flow; runtime.tool() still
 
 test('approveProgram: the program itself is what the approval request asks for', async () => {
   const applied = [];
-  const runtime = createCodemodeRuntime({ executor, connectors: [new Bank(applied)], path: ':memory:', approveProgram: true });
+  const runtime = createCodemodeRuntime({ executor, connectors: [new Bank(applied)], ...newStore(), approveProgram: true });
   const program = 'async () => (await bank.transfer({ to: "bob", amount: 7 })).sent';
   const codemode = ai.tool(runtime.tool({ approvals: 'ai-sdk' }));
   const { model } = mockModel(aiTest, { program });
@@ -295,7 +302,7 @@ test('approveProgram: the program itself is what the approval request asks for',
 
 test('AI SDK 7: codeModeTool and createCodeTool take part in the v7 approval flow', async () => {
   const { code, stdout, stderr } = await new Promise((resolve) => {
-    execFile(process.execPath, ['-r', path.join(fixtures, 'ai-v7-alias.js'), path.join(fixtures, 'ai-v7-approvals.js')], { timeout: 60_000 }, (error, out, err) => {
+    execFile(process.execPath, ['-r', path.join(fixtures, 'ai-v7-alias.js'), path.join(fixtures, 'ai-v7-approvals.js'), tmpDir()], { timeout: 60_000 }, (error, out, err) => {
       resolve({ code: error ? (error.code ?? 1) : 0, stdout: out, stderr: err });
     });
   });
