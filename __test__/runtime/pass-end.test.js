@@ -182,3 +182,35 @@ test('an engine lost right after the next pause was committed: approve answers p
     await engine.dispose();
   }
 });
+
+// FINDING (fixed): once a pass waited for every call it started, a tool that never settles kept
+// execute() (and approve()) from answering at all. A pass now waits DRAIN_LEASES leases for its
+// calls, then answers what the store holds and hands the calls on: it holds the run until they
+// end and are recorded, so none is taken for a call in doubt meanwhile.
+test('a call still running long after its program ended is handed on: the pass answers, and holds the run until the call is recorded', async () => {
+  let finish;
+  const stuck = new Promise((resolve) => { finish = resolve; });
+  class Slow extends CodemodeConnector {
+    name() { return 'slow'; }
+    tools() { return { wait: { description: 'Waits until the test lets it finish', execute: () => stuck } }; }
+  }
+  const runtime = createCodemodeRuntime({ executor, connectors: [new Slow()], leaseMs: 200, ...store() });
+  // The program does not await its call: it completes while the call still runs.
+  const answer = runtime.execute({ code: 'async () => { slow.wait(); return "done" }' });
+  const outcome = await Promise.race([answer, sleep(20_000).then(() => 'no answer')]);
+  assert.notEqual(outcome, 'no answer', 'execute() never answered while its call was still running');
+  assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
+  // The call is still running and not in doubt: nothing recorded it yet, and a recovery takes nothing.
+  const during = await runtime.execution(outcome.executionId);
+  assert.equal(during.log[0].state, 'executing');
+  assert.deepEqual(await runtime.recover(), []);
+  finish({ ok: true });
+  let after;
+  for (let i = 0; i < 200; i++) {
+    after = await runtime.execution(outcome.executionId);
+    if (after.log[0].state === 'applied') break;
+    await sleep(10);
+  }
+  assert.equal(after.log[0].state, 'applied', 'the late call was recorded');
+  runtime.close();
+});

@@ -212,6 +212,24 @@ async function programApproved(facet, id, cursor, code) {
   return true;
 }
 
+// How long a pass waits, once its program has ended, for calls it started that are still
+// running, before it answers: this many leases (60 s with the default lease). Past that it
+// answers what the store holds and hands the calls on: it keeps holding the run (its lease
+// renewed) until they have ended and been recorded, and only then lets the run go, so no other
+// pass takes a call still running for one in doubt, and a tool that never settles cannot keep
+// execute() or approve() from answering.
+const DRAIN_LEASES = 2;
+
+// Resolves true once every call of the pass has ended, or false after `ms` (they go on).
+function drainedWithin(ended, ms) {
+  let timer;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+  });
+  return Promise.race([ended.then(() => true), late]).finally(() => clearTimeout(timer));
+}
+
 // Faults of the machinery, not of the program: the run goes back to where it was (running, held
 // by nobody) and is retried, instead of being ended by them.
 const MACHINERY_FAULTS = new Set(['ERR_WORKER_LOST', 'ERR_QUEUE_FULL', 'ERR_DISPOSED']);
@@ -245,6 +263,9 @@ async function onePass(id, code, setup, facet, executor, { leaseMs, transformRes
   }, Math.max(10, Math.floor(leaseMs / 3)));
   renewal.unref();
   let ended = false;
+  // Set once the program has ended: whether the pass's calls ended within DRAIN_LEASES.
+  let allEnded;
+  let drained = true;
   const endPass = async (status) => {
     ended = true;
     await eachConnector(connectors, (c) => c.onPassEnd(id, status));
@@ -267,7 +288,13 @@ async function onePass(id, code, setup, facet, executor, { leaseMs, transformRes
     // in doubt, and no later pass may take it for one (an approval would retry it: issue 33). The
     // pass holds the run meanwhile (its lease renewed), so approvals, rejections, recovery and
     // rollbacks wait for it.
-    await callsEnded(pass);
+    allEnded = callsEnded(pass);
+    drained = await drainedWithin(allEnded, DRAIN_LEASES * leaseMs);
+    // Lets the run go now, or (calls still running: handed on) once they have ended.
+    const releaseRun = async () => {
+      if (drained) return facet.release(id);
+      allEnded.then(() => facet.release(id)).catch(() => {});
+    };
     const fault = pass.storeFault ?? (threw !== undefined && MACHINERY_FAULTS.has(threw.code) ? threw : undefined);
     // The stored status is the source of truth, not what the program threw.
     let execution;
@@ -282,7 +309,7 @@ async function onePass(id, code, setup, facet, executor, { leaseMs, transformRes
       // (recover() takes it); when the store cannot be reached, its lease lapses instead.
       ended = true;
       try {
-        await facet.release(id);
+        await releaseRun();
       } catch (error) {
         if (!storeUnreachable(error)) throw error;
       }
@@ -305,7 +332,7 @@ async function onePass(id, code, setup, facet, executor, { leaseMs, transformRes
     if (execution && execution.status === 'paused') {
       await endPass('paused');
       // Held until here, so an approval cannot resume the run while this pass still ends.
-      await facet.release(id);
+      await releaseRun();
       return { status: 'paused', executionId: id, pending: await facet.listPending(id), calls };
     }
     if (execution && execution.status === 'error') {
@@ -331,7 +358,9 @@ async function onePass(id, code, setup, facet, executor, { leaseMs, transformRes
     await endPass('completed');
     return { status: 'completed', executionId: id, result: await applyTransform(transformResult, result), logs: output && output.logs, calls };
   } finally {
-    clearInterval(renewal);
+    // Calls handed on keep the lease renewed until they end.
+    if (drained) clearInterval(renewal);
+    else allEnded.finally(() => clearInterval(renewal)).catch(() => {});
     if (!ended) await endPass('error');
   }
 }
