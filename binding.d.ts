@@ -97,7 +97,7 @@ export declare function boundTable(): Array<NativeBound>
 
 export declare function durableConstants(): NativeDurableConstants
 
-/** Every stable fault code, as `lib/executor/errors.js` lists them (a test pins the two together). */
+/** Every stable fault code, as `lib/errors.js` lists them (a test pins the two together). */
 export declare function errorCodes(): Array<string>
 
 /**
