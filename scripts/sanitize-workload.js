@@ -136,12 +136,18 @@ export default async function main({ cities }) {
     }, (out) => {
       assert.match(out.error, /^Memory exhausted/);
     });
-    await run('a spinning program stopped at its timeout', {
-      code: 'async () => { for (;;) {} }',
-      timeout: 2000,
-    }, (out) => {
-      assert.equal(out.error, 'Execution timed out');
-    });
+    // Only in 'thread' isolation: the watchdog's termination is the same code in both, and in
+    // 'process' the host kills an engine that has not answered a run a couple of seconds past
+    // its deadline (not settable), which an engine under memcheck on a loaded machine missed
+    // once (the run then rejects ERR_WORKER_LOST and the killed engine leaves no summary).
+    if (isolation === 'thread') {
+      await run('a spinning program stopped at its timeout', {
+        code: 'async () => { for (;;) {} }',
+        timeout: 2000,
+      }, (out) => {
+        assert.equal(out.error, 'Execution timed out');
+      });
+    }
     await run('the next run after those', { code: 'async () => (await weather.cities()).length' }, (out) => {
       assert.equal(out.error, undefined);
       assert.equal(out.result, 2);
