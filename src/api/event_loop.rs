@@ -57,9 +57,9 @@ impl NodeLoop {
     /// The loop of `env`'s environment, or `None` where libuv cannot be reached.
     pub fn new(env: &Env) -> Option<NodeLoop> {
         let raw = env.get_uv_event_loop().ok()?;
-        // SAFETY: Node's loop of this environment, which this (its JavaScript) thread runs;
-        // every handle made on it is closed before the environment ends (the cleanup hook
-        // below holds that end until the last close callback ran).
+        // Every handle made on the loop is closed before the environment ends: the cleanup hook
+        // below holds that end until the last close callback ran.
+        // SAFETY: Node's loop of this environment, run by this (its JavaScript) thread.
         let uv = unsafe { Loop::of_this_thread(raw.cast::<c_void>()) }?;
         let shared = Arc::new(Shared {
             uv,

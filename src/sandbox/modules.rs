@@ -91,6 +91,24 @@ pub(crate) fn script_origin<'s>(
     line_offset: i32,
     column_offset: i32,
 ) -> Option<v8::ScriptOrigin<'s>> {
+    origin(scope, name, line_offset, column_offset, false)
+}
+
+/// The origin of a module named `name` (what its errors and stack frames show).
+pub(crate) fn module_origin<'s>(
+    scope: &mut v8::PinScope<'s, '_>,
+    name: &str,
+) -> Option<v8::ScriptOrigin<'s>> {
+    origin(scope, name, 0, 0, true)
+}
+
+fn origin<'s>(
+    scope: &mut v8::PinScope<'s, '_>,
+    name: &str,
+    line_offset: i32,
+    column_offset: i32,
+    is_module: bool,
+) -> Option<v8::ScriptOrigin<'s>> {
     let name = v8::String::new(scope, name)?;
     Some(v8::ScriptOrigin::new(
         scope,
@@ -102,28 +120,7 @@ pub(crate) fn script_origin<'s>(
         None,
         false,
         false,
-        false,
-        None,
-    ))
-}
-
-/// The origin of a module named `name` (what its errors and stack frames show).
-pub(crate) fn module_origin<'s>(
-    scope: &mut v8::PinScope<'s, '_>,
-    name: &str,
-) -> Option<v8::ScriptOrigin<'s>> {
-    let name = v8::String::new(scope, name)?;
-    Some(v8::ScriptOrigin::new(
-        scope,
-        name.into(),
-        0,
-        0,
-        false,
-        0,
-        None,
-        false,
-        false,
-        true,
+        is_module,
         None,
     ))
 }

@@ -515,22 +515,24 @@ impl Store {
             )?;
             if inserted == 1 {
                 if let Some(gate) = gate {
-                    tx.execute(
-                        "INSERT INTO cm_log
-                           (runtime, execution_id, seq, connector, method, args, args_stable,
-                            result, requires_approval, ephemeral, state)
-                         VALUES (?1, ?2, 0, ?3, ?4, ?5, ?6, NULL, ?7, ?8, ?9)",
-                        args![
-                            runtime,
-                            id,
-                            PROGRAM_GATE_CONNECTOR,
-                            PROGRAM_GATE_METHOD,
-                            gate.args.as_str(),
-                            gate.args_stable.as_str(),
-                            true,
-                            false,
-                            EntryState::Pending
-                        ],
+                    let program = Call {
+                        seq: 0,
+                        connector: PROGRAM_GATE_CONNECTOR,
+                        method: PROGRAM_GATE_METHOD,
+                        args: Ok(Some(gate.args.clone())),
+                        args_stable: Some(gate.args_stable.clone()),
+                        recorded_stable: Some(gate.args_stable.clone()),
+                        requires_approval: true,
+                        ephemeral: false,
+                        idempotent: false,
+                    };
+                    write_entry(
+                        tx,
+                        runtime,
+                        id,
+                        &program,
+                        Some(&gate.args),
+                        EntryState::Pending,
                     )?;
                     tx.execute(
                         "UPDATE cm_executions SET status = ?3, owner = NULL, lease_until = NULL
@@ -803,29 +805,7 @@ impl Store {
             } else {
                 EntryState::Executing
             };
-            tx.execute(
-                "INSERT INTO cm_log
-                   (runtime, execution_id, seq, connector, method, args, args_stable, result,
-                    requires_approval, ephemeral, state)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, ?8, ?9, ?10)
-                 ON CONFLICT (runtime, execution_id, seq) DO UPDATE SET
-                   connector = excluded.connector, method = excluded.method,
-                   args = excluded.args, args_stable = excluded.args_stable, result = NULL,
-                   requires_approval = excluded.requires_approval,
-                   ephemeral = excluded.ephemeral, state = excluded.state, revert_error = NULL",
-                args![
-                    runtime,
-                    id,
-                    call.seq,
-                    call.connector,
-                    call.method,
-                    args,
-                    &call.recorded_stable,
-                    call.requires_approval,
-                    call.ephemeral,
-                    state
-                ],
-            )?;
+            write_entry(tx, runtime, id, call, args, state)?;
             if call.requires_approval {
                 tx.execute(
                     "UPDATE cm_executions SET status = ?4, updated_at = ?3
@@ -1325,6 +1305,42 @@ fn log_of(tx: &mut dyn Tx, runtime: &str, id: &str) -> StoreResult<Vec<LogEntry>
         args![runtime, id],
     )?;
     rows.into_iter().map(entry_row).collect()
+}
+
+/// Writes a fresh call's log entry at its seq (replacing one a revert or an error left there),
+/// with `args` as the log keeps them and its stable form for later passes' comparisons.
+fn write_entry(
+    tx: &mut dyn Tx,
+    runtime: &str,
+    id: &str,
+    call: &Call<'_>,
+    args: Option<&str>,
+    state: EntryState,
+) -> StoreResult<()> {
+    tx.execute(
+        "INSERT INTO cm_log
+           (runtime, execution_id, seq, connector, method, args, args_stable, result,
+            requires_approval, ephemeral, state)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, ?8, ?9, ?10)
+         ON CONFLICT (runtime, execution_id, seq) DO UPDATE SET
+           connector = excluded.connector, method = excluded.method,
+           args = excluded.args, args_stable = excluded.args_stable, result = NULL,
+           requires_approval = excluded.requires_approval,
+           ephemeral = excluded.ephemeral, state = excluded.state, revert_error = NULL",
+        args![
+            runtime,
+            id,
+            call.seq,
+            call.connector,
+            call.method,
+            args,
+            &call.recorded_stable,
+            call.requires_approval,
+            call.ephemeral,
+            state
+        ],
+    )?;
+    Ok(())
 }
 
 fn set_entry_state(
