@@ -63,8 +63,12 @@ export declare class NativeStore {
   running(runtime: string): Promise<NativeRunningRun[]>
   markDone(runtime: string, id: string, seq: number, result?: string | undefined | null): Promise<boolean>
   decide(runtime: string, id: string, owner: string, call: NativeCall): Promise<NativeDecision>
-  /** `error` set: the result cannot be recorded, and the run fails with that message. */
-  recordResult(runtime: string, id: string, seq: number, result?: string | undefined | null, error?: string | undefined | null): Promise<void>
+  /**
+   * `error` set: the result cannot be recorded, and the run fails with that message.
+   * Resolves to the result's place in the delivery order, or null when nothing was recorded
+   * (the run failed, or the entry was rolled back or ended meanwhile).
+   */
+  recordResult(runtime: string, id: string, seq: number, result?: string | undefined | null, error?: string | undefined | null): Promise<NativeDelivery | null>
   complete(runtime: string, id: string, owner: string, result?: string | undefined | null, logsJson?: string | undefined | null): Promise<boolean>
   fail(runtime: string, id: string, owner: string, error: string, logsJson?: string | undefined | null): Promise<boolean>
   listPending(runtime: string, id?: string | undefined | null): Promise<NativePending[]>
@@ -80,6 +84,8 @@ export declare class NativeStore {
   markRevertFailed(runtime: string, id: string, seq: number, error: string): Promise<boolean>
   markRolledBack(runtime: string, id: string): Promise<void>
   getExecution(runtime: string, id: string): Promise<NativeExecution | null>
+  /** See `store::Store::replay_plan`; null when there is no such run. */
+  replayPlan(runtime: string, id: string): Promise<NativeReplayPlan | null>
   listExecutions(runtime: string, limit?: number | undefined | null): Promise<NativeExecution[]>
   /** The deleted execution's status, if it existed. */
   deleteExecution(runtime: string, id: string): Promise<string | null>
@@ -113,6 +119,11 @@ export interface NativeBound {
   kind: string
   min: number
   max: number
+  /**
+   * What an executor made with no options has (`Limits::default()`; `workers` follows the
+   * machine, a derived bound follows the others).
+   */
+  default: number
   /** `"top"` (`{ workers }`), `"limits"` (`{ limits: { maxArgsBytes } }`) or `"derived"`. */
   place: string
   /** `"executor"`, `"run"` (a run may override it) or `"process"` (`'process'` only). */
@@ -140,6 +151,18 @@ export interface NativeDecision {
   kind: string
   /** With `"replay"`: the recorded result (storage-codec JSON; absent for `undefined`). */
   result?: string
+  /**
+   * With `"replay"`, or `"execute"` of a read re-executed on every pass: the recorded
+   * result's place in the delivery order.
+   */
+  delivery?: NativeDelivery
+}
+
+/** See `store::Delivery`. */
+export interface NativeDelivery {
+  ordinal: number
+  /** Ms since the epoch. */
+  at: number
 }
 
 /** The constants of the durable log that `lib/runtime/` shares with the store. */
@@ -163,6 +186,8 @@ export interface NativeExecution {
   owner?: string
   leaseUntil?: number
   idempotencyKey?: string
+  /** The run's random seed (hex), `None` for runs begun before seeds existed. */
+  seed?: string
   log: Array<NativeLogEntry>
 }
 
@@ -202,6 +227,11 @@ export interface NativeLogEntry {
   state: string
   /** Why the last rollback could not revert it (its effect is or may be in force). */
   revertError?: string
+  /**
+   * Its result's place in the delivery order, and when it was recorded (see
+   * `store::Delivery`); absent until recorded.
+   */
+  delivery?: NativeDelivery
 }
 
 /** Options of the native executor. */
@@ -238,6 +268,14 @@ export interface NativePhase {
 export interface NativeProgramGate {
   args: string
   argsStable: string
+}
+
+/** See `store::ReplayPlan`. */
+export interface NativeReplayPlan {
+  places: number
+  /** Ms since the epoch. */
+  start: number
+  seed?: string
 }
 
 /** What a run resolves with on the native side. */

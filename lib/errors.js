@@ -17,6 +17,10 @@ const CODES = Object.freeze({
   // revert failed, a call in doubt has no revert (or no connector here), or a pass holds the run
   // (nothing was tried). The message names each; calling rollback() again later is safe.
   ROLLBACK_INCOMPLETE: 'ERR_ROLLBACK_INCOMPLETE',
+  // A pass of a durable run would import another version of an allowed package than the run
+  // recorded when its program began (or the package is gone). The message names the package
+  // and both versions; the run is kept, and recover() resumes it once that version is back.
+  PACKAGE_VERSION: 'ERR_PACKAGE_VERSION',
 });
 
 const KNOWN = new Set(Object.values(CODES));

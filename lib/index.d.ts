@@ -29,6 +29,13 @@ export interface IsolateExecutorOptions {
    * and an extra worker leaves after 1 s idle. Each can hold a run's memory. Default 8.
    */
   overflowWorkers?: number
+  /**
+   * Threads (per engine process) that each hold a warm isolate for the next run, so a worker
+   * that has answered hands its place on at once instead of building its next isolate first.
+   * They add no concurrency: at most `workers` runs at once (plus overflow workers). They pay
+   * where cores stay free while runs come back to back; see the bounds guide. Default 0.
+   */
+  standbyIsolates?: number
   /** Runs waiting for a worker; one more rejects at once with ERR_QUEUE_FULL. Default 10 000. */
   maxQueue?: number
   /** Wall-clock budget of one run in ms, including time spent awaiting tools. Default 60 000. */
@@ -42,13 +49,43 @@ export interface IsolateExecutorOptions {
   /** Extra ES modules loadable with dynamic `import(specifier)` (and statically from a module program); the key `executor.js` is ignored. */
   modules?: Record<string, string>
   /**
+   * Secrets a program may name as `{{secret:NAME}}` in a `fetch` URL's query, headers or body:
+   * the host substitutes the value only for the secret's `hosts` (exact, or `*.` for
+   * subdomains) over https, refuses any other host, and redacts the value from everything that
+   * comes back. The value never enters the isolate.
+   */
+  secrets?: Secrets
+  /**
    * Programs may be TypeScript: types are stripped (off this thread) before compiling, keeping
    * positions in errors those of the program as written. `false` compiles them as JavaScript.
    * Default true.
    */
   typescript?: boolean
+  /**
+   * Every run's events (`run.queued`, `tool.started`, …; docs/guides/observability.md), in
+   * order, on your event loop; what it throws is ignored. A run's own `onEvent` gets them too.
+   */
+  onEvent?: OnEvent
+  /**
+   * With `@opentelemetry/api` installed and a tracer provider registered: each run is a span
+   * (`codemode.execute`, child of the context active at `execute()`) and each tool call a child
+   * span (`execute_tool provider.tool`). `false` makes no spans. Default true.
+   */
+  tracing?: boolean
   /** MB of compiled programs kept between runs (per executor in 'thread', per engine process in 'process'); 0 keeps none. Default 32. */
   codeCacheMb?: number
+  /**
+   * npm packages programs may import (`import { z } from 'zod'`, `import('date-fns/format')`),
+   * resolved in the node_modules of `packagesFrom` and bundled with esbuild into ES modules for
+   * the isolate (no Node built-ins). Another bare import is refused, naming the package.
+   */
+  packages?: string[]
+  /** The directory whose node_modules holds `packages`. Default: the working directory. */
+  packagesFrom?: string
+  /** Time the host may take to bundle one package, in ms. Default 30 000. */
+  packageBuildTimeoutMs?: number
+  /** MiB of package bundles kept between runs (0: none). Default 64. */
+  packageCacheMb?: number
   /** Cloudflare's Worker Loader binding: accepted and ignored (the isolate pool replaces it). */
   loader?: unknown
   /** Cloudflare's extra `env` bindings: accepted and ignored (programs never see `env`). */
@@ -71,6 +108,8 @@ export interface IsolateExecutorOptions {
     maxToolCallsInFlight?: number
     /** Bytes of program source. Default 4 MiB. */
     maxCodeBytes?: number
+    /** Bytes of the bundle of one allowed npm package (`packages`); a larger one is refused. Default 8 MiB. */
+    maxPackageBytes?: number
   }
 }
 
@@ -100,6 +139,89 @@ export interface LogLineInfo {
  */
 export type OnLog = (line: string, info: LogLineInfo) => void
 
+/** A secret for fetch: its value (or a function resolving it per request) and the hosts it may go to. */
+export interface Secret {
+  value: string | ((info: { name: string; host: string }) => string | Promise<string>)
+  /** Host names such as `api.github.com`, or `*.example.com` for its subdomains. */
+  hosts: string[]
+}
+export type Secrets = Record<string, Secret>
+// ---- Events (lib/events.js; docs/guides/observability.md) ----
+
+/** A run was handed to the pool (`runId` is undefined for a run refused before it, by `maxCodeBytes`). */
+export interface RunQueuedEvent { type: 'run.queued'; at: number; runId?: number; executionId?: string }
+/**
+ * The run is running: delivered with the first thing the host hears of it (a tool call, a
+ * console line, or its report; then `at` is the queue time plus the queue phase).
+ */
+export interface RunStartedEvent { type: 'run.started'; at: number; runId?: number; executionId?: string }
+/**
+ * The run ended. `outcome`: `completed`; `error` (the program failed: `error`, `errorKind`,
+ * `errorBound` as in the result); `aborted` (its signal); `fault` (a machinery fault: `code`).
+ */
+export interface RunEndedEvent {
+  type: 'run.ended'
+  at: number
+  runId?: number
+  executionId?: string
+  outcome: 'completed' | 'error' | 'aborted' | 'fault'
+  error?: string
+  errorKind?: ErrorKind
+  errorBound?: string
+  /** A machinery fault's code (`ERR_WORKER_LOST`, …). */
+  code?: string
+  /** Absent for a fault that came without a report. */
+  timing?: { queuedMs: number; runMs: number; totalMs: number; phases: TimingPhase[] }
+  stats?: { toolCalls: number; heapUsedBytes: number; cpuMs: number; codeCacheHit: boolean }
+}
+/** A tool call reached the host; delivered right after its dispatch was called. `provider` is `#outbound` for `fetch`. */
+export interface ToolStartedEvent {
+  type: 'tool.started'; at: number; runId: number; executionId?: string; callId: number
+  provider: string; tool: string
+  /** Bytes of the arguments' JSON text. */
+  argsBytes: number
+}
+/** The reply went back to the program. */
+export interface ToolEndedEvent {
+  type: 'tool.ended'; at: number; runId: number; executionId?: string; callId: number
+  provider: string; tool: string; argsBytes: number
+  /** Bytes of the reply's JSON text. */
+  replyBytes: number
+  /** From the call reaching the host to its reply. */
+  durationMs: number
+  /** The call failed: what the dispatch threw, or the error its reply carried. */
+  error?: string
+  /** A durable run's call that waits for approval (the run pauses). */
+  paused?: boolean
+  /** The run ended while awaiting this call (a timeout, an abort): ended with the run, `replyBytes` 0. */
+  unanswered?: boolean
+}
+/** A console line (the same lines as `logs` and `onLog`). */
+export interface LogEvent { type: 'log'; at: number; runId: number; executionId?: string; level: 'log' | 'warn' | 'error'; line: string }
+/** The durable runtime's events (createCodemodeRuntime({ onEvent })), each naming its execution. */
+export interface ExecutionPausedEvent {
+  type: 'execution.paused'; at: number; executionId: string
+  /** What awaits approval (seq, connector, method; `kind: 'program'` for a gated program). */
+  pending: { seq: number; connector?: string; method?: string; kind?: string }[]
+}
+export interface ExecutionApprovedEvent { type: 'execution.approved'; at: number; executionId: string; seq?: number }
+export interface ExecutionRejectedEvent { type: 'execution.rejected'; at: number; executionId: string; seq: number }
+export interface ExecutionRolledBackEvent { type: 'execution.rolledBack'; at: number; executionId: string; reverted: number; leftInForce: number; error?: string }
+export interface ExecutionCompletedEvent { type: 'execution.completed'; at: number; executionId: string }
+export interface ExecutionFailedEvent { type: 'execution.failed'; at: number; executionId: string; error: string }
+
+/** What `onEvent` receives; `at` is epoch ms. */
+export type CodemodeEvent =
+  | RunQueuedEvent | RunStartedEvent | RunEndedEvent | ToolStartedEvent | ToolEndedEvent | LogEvent
+  | ExecutionPausedEvent | ExecutionApprovedEvent | ExecutionRejectedEvent | ExecutionRolledBackEvent
+  | ExecutionCompletedEvent | ExecutionFailedEvent
+
+/**
+ * Receives a run's events in order, on your event loop, all of them before the run's promise
+ * settles; never stalls the program. What it throws (or a promise it returns rejects with) is ignored.
+ */
+export type OnEvent = (event: CodemodeEvent) => void | Promise<void>
+
 export interface NativeExecuteRequest {
   /**
    * The program: an expression evaluating to the entry function (`async (params) => { ... }`),
@@ -111,6 +233,8 @@ export interface NativeExecuteRequest {
   params?: unknown
   /** Each console line as it happens. */
   onLog?: OnLog
+  /** This run's events (the executor's `onEvent` gets them too). */
+  onEvent?: OnEvent
   providers?: NativeProvider[]
   dispatch?: Dispatch
   /** Overrides the executor's timeout for this run (ms). */
@@ -119,6 +243,8 @@ export interface NativeExecuteRequest {
   memoryLimitMb?: number
   /** Overrides the executor's globalOutbound for this run; null refuses the network. */
   outbound?: OutboundHandler | null
+  /** This run's secrets, over the executor's (by name). */
+  secrets?: Secrets
   /** Keep the isolate after the run and return a `handle` for further code in the same global scope. */
   retainHandles?: boolean
   /**
@@ -132,7 +258,7 @@ export interface NativeExecuteRequest {
 export interface ExecutionHandle {
   readonly id: number
   /** Runs more code in the retained isolate. Rejects with ERR_HANDLE_CLOSED once the handle is closed. */
-  execute(code: string, options?: { timeout?: number; signal?: AbortSignal; params?: unknown; onLog?: OnLog }): Promise<NativeExecuteResult>
+  execute(code: string, options?: { timeout?: number; signal?: AbortSignal; params?: unknown; onLog?: OnLog; onEvent?: OnEvent }): Promise<NativeExecuteResult>
   /** Drops the isolate; resolves true if it was still alive. */
   dispose(): Promise<boolean>
   /** `await using handle = out.handle!`: the isolate is dropped when the scope ends. */
@@ -180,6 +306,7 @@ export interface NativeExecuteResult {
 export interface ExecutorLimits {
   workers: number
   overflowWorkers: number
+  standbyIsolates: number
   maxQueue: number
   timeout: number
   cpuTimeMs: number
@@ -203,6 +330,9 @@ export interface ExecutorLimits {
   heartbeatIntervalMs: number
   heartbeatTimeoutMs: number
   workerNice: number
+  maxPackageBytes: number
+  packageBuildTimeoutMs: number
+  packageCacheMb: number
 }
 
 export interface ExecutorStats {
@@ -272,6 +402,17 @@ export interface ExecuteOptions {
   params?: unknown
   /** Not in Cloudflare's form: each console line as it happens. */
   onLog?: OnLog
+  /** Not in Cloudflare's form: this run's secrets for fetch, over the executor's (by name). */
+  secrets?: Secrets
+  /** Not in Cloudflare's form: this run's events. */
+  onEvent?: OnEvent
+  /**
+   * Not in Cloudflare's form: time and randomness that repeat (the durable runtime sets it on
+   * every pass). The program's clock starts at `start` (ms since the epoch) and moves only when a
+   * connector reply carrying its recorded time reaches it; `Math.random()` and `crypto` random
+   * values come from a stream keyed by `seed` (16 to 128 hex digits).
+   */
+  replay?: { seed: string; start: number }
 }
 
 /** What @cloudflare/codemode's runtime and runCode call. */
@@ -312,10 +453,12 @@ export declare const ErrorCodes: {
   readonly STORE_UNAVAILABLE: 'ERR_STORE_UNAVAILABLE'
   /** The durable runtime's `rollback()` left a call in force (a revert failed, a call in doubt has no revert) or found the run held by a pass. */
   readonly ROLLBACK_INCOMPLETE: 'ERR_ROLLBACK_INCOMPLETE'
+  /** A pass of a durable run would import another version of an allowed package than the run began with (an outcome's `interrupted`). */
+  readonly PACKAGE_VERSION: 'ERR_PACKAGE_VERSION'
 }
 
 export declare class CodemodeExecutorError extends Error {
-  readonly code: 'ERR_QUEUE_FULL' | 'ERR_DISPOSED' | 'ERR_WORKER_LOST' | 'ERR_INVALID_ARGUMENT' | 'ERR_HANDLE_CLOSED' | 'ERR_STORE' | 'ERR_STORE_UNAVAILABLE' | 'ERR_ROLLBACK_INCOMPLETE'
+  readonly code: 'ERR_QUEUE_FULL' | 'ERR_DISPOSED' | 'ERR_WORKER_LOST' | 'ERR_INVALID_ARGUMENT' | 'ERR_HANDLE_CLOSED' | 'ERR_STORE' | 'ERR_STORE_UNAVAILABLE' | 'ERR_ROLLBACK_INCOMPLETE' | 'ERR_PACKAGE_VERSION'
 }
 
 /** Turns raw model output (fences, bare expressions, statement blocks) into an async arrow function source. */
@@ -649,7 +792,10 @@ export interface DescribeOutput {
   description?: string
   requiresApproval?: boolean
   types: string
-  kind: 'connector' | 'method' | 'snippet'
+  /** `package`: an allowed npm package's specifier (the executor's `packages`), with its declarations. */
+  kind: 'connector' | 'method' | 'snippet' | 'package'
+  /** The installed version, for `kind: 'package'`. */
+  version?: string
 }
 
 export interface ProxyToolInput {
@@ -742,6 +888,12 @@ export interface CreateCodemodeRuntimeOptions {
    * is stored with the run, so a restart or another process keeps it.
    */
   approveProgram?: boolean | ((run: { code: string; connectors: string[] }) => boolean | Promise<boolean>)
+  /**
+   * The runtime's events: `execution.paused` / `approved` / `rejected` / `rolledBack` /
+   * `completed` / `failed`, and (with an IsolateExecutor) the run events of each pass, all
+   * carrying `executionId`. What it throws is ignored.
+   */
+  onEvent?: OnEvent
 }
 export interface PostgresStoreOptions {
   /**
@@ -821,12 +973,35 @@ export interface CodemodeRejectOptions {
 export interface CodemodeRollbackOptions {
   executionId: string
 }
+/**
+ * The fate of one call a `rollback()` found in force (applied, or in doubt): `'reverted'` (its
+ * connector's `revert` undid it), `'no_revert'` (its tool has no `revert`: the effect stays in force;
+ * a read has nothing to undo) or `'revert_failed'` (the revert threw, or its connector is not
+ * configured here: the effect stays in force; `error` says why).
+ */
+export type RollbackFate = 'reverted' | 'no_revert' | 'revert_failed'
+export interface RollbackCall {
+  seq: number
+  connector: string
+  method: string
+  fate: RollbackFate
+  /** Why the revert failed (`'revert_failed'` only). */
+  error?: string
+  /** The call was in doubt (its result unknown). */
+  inDoubt?: true
+}
 /** What `rollback()` did; an incomplete rollback throws instead, with these on the error. */
 export interface CodemodeRollbackResult {
   /** Calls reverted. */
   reverted: number
   /** Calls it could not revert (empty when it resolves). */
   leftInForce: LeftInForce[]
+  /**
+   * Every call the rollback found in force, newest first, with its fate: what was reverted and what
+   * remains (calls an earlier rollback reverted are not listed again). It resolves although calls
+   * whose tool has no revert remain (Cloudflare's rule): read `calls` to know what stays in force.
+   */
+  calls: RollbackCall[]
 }
 export interface CodemodeExpireOptions {
   /** Default 86 400 000 (24 h). */
@@ -863,8 +1038,10 @@ export interface CodemodeRuntimeHandle {
   /**
    * Reverts the run's calls that are or may be in force (applied, or in doubt), newest first, through
    * their connectors' `revert`, and marks it `rolled_back` when at least one was reverted. Throws after
-   * trying all if any failed (or a call in doubt has no revert), with `reverted` and `leftInForce` on
-   * the error; the execution's `leftInForce` lists them too. A run a pass holds is refused.
+   * trying all if any failed (or a call in doubt has no revert), with `reverted`, `leftInForce` and
+   * `calls` on the error; the execution's `leftInForce` lists them too. `calls` gives every call's
+   * fate, including those that stay in force because their tool has no revert. A run a pass holds
+   * is refused.
    */
   rollback(options: CodemodeRollbackOptions): Promise<CodemodeRollbackResult>
   /** Ends paused (→ `rejected`) and orphaned running (→ `error`) runs not updated within `maxAgeMs`; returns their ids. Never a run a live pass holds. */

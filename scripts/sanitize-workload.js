@@ -66,7 +66,17 @@ async function main() {
   const started = Date.now();
   const run = async (label, request, check) => {
     const out = await executor.execute({ timeout: TIMEOUT_MS, providers, dispatch, ...request });
-    check(out);
+    try {
+      check(out);
+    } catch (error) {
+      // Say what the run reported and what the pool looked like, so that a failure seen once
+      // under memcheck can be explained from the log alone.
+      const { logs, ...report } = out;
+      console.error(`sanitize-workload (${isolation}): ${label} FAILED after ${Date.now() - started} ms`);
+      console.error(`  run: ${JSON.stringify({ ...report, logs: logs && logs.length })}`);
+      console.error(`  pool: ${JSON.stringify(executor.stats())}`);
+      throw error;
+    }
     console.log(`sanitize-workload (${isolation}): ${label} ok`);
   };
   try {

@@ -35,6 +35,7 @@ logs="$(mktemp -d "${TMPDIR:-/tmp}/codemode-sanitize.XXXXXX")"
 trap 'rm -rf "$logs"' EXIT
 common=(--tool=memcheck --num-callers=24 --suppressions=scripts/sanitize.supp --error-exitcode=99)
 failed=0
+last_bad=0
 started=$SECONDS
 
 # Runs one pass under memcheck, one log per process, and fails it when the command fails or any
@@ -43,6 +44,7 @@ run_pass() {
   local name="$1"
   shift
   local t0=$SECONDS status=0
+  rm -rf "${logs:?}/$name"
   mkdir -p "$logs/$name"
   valgrind "${common[@]}" --log-file="$logs/$name/memcheck.%p.log" "$@" || status=$?
   local bad=0
@@ -52,6 +54,7 @@ run_pass() {
       cat "$log" >&2
     fi
   done
+  last_bad=$bad
   if [ "$status" -ne 0 ] || [ "$bad" -ne 0 ]; then
     echo "sanitize: $name FAILED (exit $status; memcheck errors: $([ $bad -ne 0 ] && echo yes || echo none)) in $((SECONDS - t0)) s" >&2
     failed=1
@@ -78,8 +81,21 @@ for pass in "${passes[@]}"; do
     thread | process)
       [ -f codemode-executor.linux-x64-gnu.node ] || need "the addon is not built (npm run build)"
       # --smc-check: V8 writes the code it then runs.
+      earlier_failed=$failed
+      failed=0
       run_pass "$pass" --smc-check=all-non-file --trace-children=yes \
         node scripts/sanitize-workload.js "$pass"
+      # A workload check that failed with no memory error (memcheck slows everything tens of
+      # times, and a loaded machine more: one run out of many reported the wrong stop reason
+      # once) is run once more; its report stays above in the log, and the pass fails if the
+      # second try fails too. A memory error is never retried.
+      if [ "$failed" -ne 0 ] && [ "$last_bad" -eq 0 ]; then
+        echo "sanitize: $pass failed without a memory error; running it once more" >&2
+        failed=0
+        run_pass "$pass" --smc-check=all-non-file --trace-children=yes \
+          node scripts/sanitize-workload.js "$pass"
+      fi
+      failed=$((failed | earlier_failed))
       ;;
   esac
 done

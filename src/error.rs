@@ -28,10 +28,14 @@ pub enum ErrorCode {
     /// (a revert failed, a call in doubt has no revert or no connector here), or a pass holds
     /// the run; raised by `lib/runtime`, listed here so that the codes stay one list.
     RollbackIncomplete,
+    /// A pass of a durable run would import a different version of an allowed package than the
+    /// run recorded when its program began (or the package is no longer installed); raised by
+    /// `lib/runtime`, listed here so that the codes stay one list.
+    PackageVersion,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 8] = [
+    pub const ALL: [ErrorCode; 9] = [
         ErrorCode::QueueFull,
         ErrorCode::Disposed,
         ErrorCode::WorkerLost,
@@ -40,6 +44,7 @@ impl ErrorCode {
         ErrorCode::Store,
         ErrorCode::StoreUnavailable,
         ErrorCode::RollbackIncomplete,
+        ErrorCode::PackageVersion,
     ];
 
     /// The code named by its stable string (as it crosses the executor protocol).
@@ -57,6 +62,7 @@ impl ErrorCode {
             ErrorCode::Store => "ERR_STORE",
             ErrorCode::StoreUnavailable => "ERR_STORE_UNAVAILABLE",
             ErrorCode::RollbackIncomplete => "ERR_ROLLBACK_INCOMPLETE",
+            ErrorCode::PackageVersion => "ERR_PACKAGE_VERSION",
         }
     }
 }
@@ -136,6 +142,7 @@ mod tests {
             ErrorCode::RollbackIncomplete.as_str(),
             "ERR_ROLLBACK_INCOMPLETE"
         );
+        assert_eq!(ErrorCode::PackageVersion.as_str(), "ERR_PACKAGE_VERSION");
         for code in ErrorCode::ALL {
             assert_eq!(ErrorCode::from_code(code.as_str()), Some(code));
         }

@@ -68,6 +68,15 @@ pub struct Limits {
     /// runaways or slow tools. The long runs drop to the lowest priority, and an extra worker
     /// leaves once idle. Each can hold a run's memory, so this bounds what admission may cost.
     pub overflow_workers: usize,
+    /// Threads beyond `workers` that each hold a warm isolate and wait for a worker's place:
+    /// a worker that has answered its run gives its place to one of them at once, instead of
+    /// making the next run wait while it builds its own next isolate. They never add
+    /// concurrency (at most `workers` runs at once, plus admission's extras). Their isolates
+    /// are empty, a few MiB each, inside the engine baseline of `process_memory_cap`. Off by
+    /// default: they pay only where a core is free while a worker builds its isolate (measured
+    /// on 2 cores, back to back, 4 of them: median 0.72 -> 0.53 ms, p90 1.35 -> 1.6 ms, mean
+    /// unchanged; an executor's first run 2.3 -> 4.3 ms while they build theirs).
+    pub standby_isolates: usize,
     /// How long every worker must have been held by its run before an extra worker is started
     /// for a queued run. An engine process uses zero: its host has waited already.
     pub overflow_after: Duration,
@@ -105,6 +114,16 @@ pub struct Limits {
     /// 10), so a CPU-bound program never starves the host's event loop; short runs keep the
     /// host's priority, which on a loaded machine is what keeps their wake-ups short.
     pub worker_nice: i32,
+    /// Bytes of the ES module bundled for one allowed npm package (`packages`): a package whose
+    /// bundle is larger is refused, naming the package and the bound. Checked on the host, which
+    /// bundles; the bundle then travels with every run that imports the package.
+    pub max_package_bytes: usize,
+    /// Wall-clock time the host's bundler (esbuild, in its own process) may take to bundle one
+    /// package before the import is refused.
+    pub package_build_timeout: Duration,
+    /// Bytes of package bundles the executor keeps between runs (keyed by package, version and
+    /// entry), least recently used dropped first; 0 bundles on every run.
+    pub package_cache_bytes: usize,
 }
 
 pub const MIB: usize = 1024 * 1024;
@@ -159,6 +178,7 @@ impl Default for Limits {
                 .map(|n| n.get())
                 .unwrap_or(2),
             overflow_workers: 8,
+            standby_isolates: 0,
             overflow_after: Duration::from_millis(250),
             max_retained: 64,
             retained_idle: Duration::from_secs(60),
@@ -171,6 +191,9 @@ impl Default for Limits {
             restart_backoff_min: Duration::from_millis(20),
             restart_backoff_max: Duration::from_millis(5_000),
             worker_nice: 0,
+            max_package_bytes: 8 * MIB,
+            package_build_timeout: Duration::from_millis(30_000),
+            package_cache_bytes: 64 * MIB,
         }
     }
 }
@@ -188,6 +211,12 @@ impl Limits {
         self.heap_bytes = mb * MIB;
         self.array_buffer_bytes = mb * MIB;
         self.max_array_like_length = array_like_cap(self.heap_bytes);
+    }
+
+    /// The threads a pool serves its queue with when no extra worker is running: the workers
+    /// and the standby threads that take their places.
+    pub fn base_threads(&self) -> usize {
+        self.workers + self.standby_isolates
     }
 
     /// The resident-memory cap of one engine process: the explicit setting, or room for every
@@ -394,6 +423,17 @@ pub const BOUNDS: &[Bound] = &[
         get: |l| l.overflow_workers as f64,
         set: Some(|l, v| l.overflow_workers = v as usize),
         doc: "extra workers started for waiting runs while every worker is held by a long run (per engine process)",
+    },
+    Bound {
+        name: "standbyIsolates",
+        kind: Kind::Integer,
+        min: 0.0,
+        max: 64.0,
+        place: Place::Top,
+        scope: Scope::Executor,
+        get: |l| l.standby_isolates as f64,
+        set: Some(|l, v| l.standby_isolates = v as usize),
+        doc: "threads holding a warm isolate for the next run while a worker builds its own (per engine process; no added concurrency)",
     },
     Bound {
         name: "maxQueue",
@@ -625,6 +665,39 @@ pub const BOUNDS: &[Bound] = &[
         get: |l| l.worker_nice as f64,
         set: Some(|l, v| l.worker_nice = v as i32),
         doc: "nice value of the worker threads (0: the process's own priority); a run past 100 ms of CPU drops to 10",
+    },
+    Bound {
+        name: "maxPackageBytes",
+        kind: Kind::Integer,
+        min: 1.0,
+        max: U32_MAX,
+        place: Place::Limits,
+        scope: Scope::Executor,
+        get: |l| l.max_package_bytes as f64,
+        set: Some(|l, v| l.max_package_bytes = v as usize),
+        doc: "bytes of the bundle of one allowed npm package",
+    },
+    Bound {
+        name: "packageBuildTimeoutMs",
+        kind: Kind::Millis,
+        min: 1.0,
+        max: 600_000.0,
+        place: Place::Top,
+        scope: Scope::Executor,
+        get: |l| ms(l.package_build_timeout),
+        set: Some(|l, v| l.package_build_timeout = from_ms(v)),
+        doc: "time the host may take to bundle one allowed npm package",
+    },
+    Bound {
+        name: "packageCacheMb",
+        kind: Kind::Integer,
+        min: 0.0,
+        max: 4096.0,
+        place: Place::Top,
+        scope: Scope::Executor,
+        get: |l| (l.package_cache_bytes / MIB) as f64,
+        set: Some(|l, v| l.package_cache_bytes = v as usize * MIB),
+        doc: "MiB of package bundles kept between runs (0: none)",
     },
 ];
 

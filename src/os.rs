@@ -276,3 +276,22 @@ impl ThreadCpuClock {
         (status == 0).then(|| Duration::new(now.tv_sec as u64, now.tv_nsec as u32))
     }
 }
+
+/// Fills `buf` from the operating system's random source (`/dev/urandom`, opened once): the
+/// sandbox's `crypto.getRandomValues` and V8's entropy, and the store's per-execution seeds.
+pub fn random_bytes(buf: &mut [u8]) -> std::io::Result<()> {
+    use std::io::Read;
+    use std::sync::{Mutex, OnceLock};
+    static SOURCE: OnceLock<Mutex<File>> = OnceLock::new();
+    let source = match SOURCE.get() {
+        Some(source) => source,
+        None => {
+            let file = File::open("/dev/urandom")?;
+            SOURCE.get_or_init(|| Mutex::new(file))
+        }
+    };
+    source
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .read_exact(buf)
+}

@@ -66,3 +66,46 @@ test('web APIs (child): a zero-delay setInterval does not grow host memory witho
   assert.ok(child.done.peakGrowth < 400 * MB,
     `host RSS peaked ${(child.done.peakGrowth / MB).toFixed(0)} MB above its start during an 8 s run with memoryLimitMb 16`);
 });
+
+// Streams, Blob and FormData under attack: each program ends at a bound (time or memory) and the
+// host stays up. Queues live on the isolate's heap and Blob bytes in the ArrayBuffer budget.
+test('web APIs (child): streams, Blobs and crypto that never end, cycle or grow stay bounded', async () => {
+  const TIMED_OUT = /^Execution timed out$/;
+  const MEMORY = /^Memory exhausted/;
+  const programs = {
+    'a stream that never ends': ['async () => { const s = new ReadableStream({ pull(c) { c.enqueue(1); } }); for await (const x of s) {} }', TIMED_OUT, 500],
+    'enqueue without backpressure': ["async () => { new ReadableStream({ start(c) { for (;;) c.enqueue('x'.repeat(1000) + Math.random()); } }); }", MEMORY],
+    'a tee branch never read': ['async () => { const [a] = new ReadableStream({ pull(c) { c.enqueue(new Uint8Array(65536)); } }).tee(); for await (const x of a) {} }', MEMORY],
+    'a pipeTo cycle': ['async () => { const t = new TransformStream(); const w = t.writable.getWriter(); w.write(1); w.releaseLock(); await t.readable.pipeThrough(new TransformStream({ transform(c, ctl) { ctl.enqueue(c); } })).pipeTo(t.writable); }', TIMED_OUT, 500],
+    'a 1 GB Blob from parts': ['async () => { const part = new Blob([new Uint8Array(2 ** 24)]); return new Blob(new Array(64).fill(part)).size; }', MEMORY],
+    'a Blob doubling': ["async () => { let b = new Blob(['x']); for (;;) b = new Blob([b, b]); }", MEMORY],
+    'a body stream read to its end forever': ['async () => new Response(new ReadableStream({ pull(c) { c.enqueue(new Uint8Array(1 << 20)); } })).arrayBuffer()', MEMORY],
+    'HMAC signing in a loop': ["async () => { const k = await crypto.subtle.importKey('raw', new Uint8Array(64), { name: 'HMAC', hash: 'SHA-512' }, false, ['sign']); const data = new Uint8Array(1 << 20); for (;;) await crypto.subtle.sign('HMAC', k, data); }", TIMED_OUT, 500],
+    'an HMAC key past the budget': ["async () => crypto.subtle.importKey('raw', new Uint8Array(2 ** 27), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])", MEMORY],
+    // A hand-made deflate-raw block of ~840 KB that inflates to ~134 MB (one literal, then
+    // 520 000 matches of 258 bytes): refused before any output past the budget is held.
+    'a decompression bomb': [`async () => {
+      const n = 520000; const out = new Uint8Array(Math.ceil((11 + n * 13 + 7) / 8) + 1); let bit = 0;
+      const put = (value, count) => { for (let i = 0; i < count; i++) { if ((value >> i) & 1) out[bit >> 3] |= 1 << (bit & 7); bit++; } };
+      const code = (value, length) => { let r = 0; for (let i = 0; i < length; i++) r |= ((value >> i) & 1) << (length - 1 - i); put(r, length); };
+      put(1, 1); put(1, 2); code(0x30, 8);
+      for (let i = 0; i < n; i++) { code(0xc5, 8); code(0, 5); }
+      code(0, 7);
+      return (await new Response(new Blob([out]).stream().pipeThrough(new DecompressionStream('deflate-raw'))).arrayBuffer()).byteLength;
+    }`, /larger than the memory bound/],
+    'multipart from a huge FormData': ["async () => { const f = new FormData(); const big = new Blob([new Uint8Array(2 ** 24)]); for (let i = 0; i < 64; i++) f.append('f' + i, big); return (await new Response(f).arrayBuffer()).byteLength; }", MEMORY],
+  };
+  const child = await runChild({
+    executor: { workers: 2, timeout: 20_000, memoryLimitMb: 64 },
+    steps: Object.entries(programs).map(([name, [code, , timeout]]) => ({ name, code, timeout })),
+    exit: 'exit',
+  });
+  assertChildSurvived(child);
+  for (const [name, [, expected]] of Object.entries(programs)) {
+    const step = assertStep(child, name, { boundMs: 30_000 });
+    assert.equal(typeof step.out.error, 'string', `${name}: resolved without error ${JSON.stringify(step.out)}`);
+    assert.match(step.out.error, expected, `${name}: ${step.out.error}`);
+    assert.ok(step.rssGrowth < 512 * MB, `${name}: host RSS grew ${(step.rssGrowth / MB).toFixed(0)} MB`);
+    assert.equal(step.stats.abandoned, 0, `${name}: a worker was abandoned`);
+  }
+});

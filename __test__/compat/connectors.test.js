@@ -1288,3 +1288,21 @@ test('exports: the four connector classes (and the toolSetConnector helper)', ()
     assert.equal(Object.getPrototypeOf(Derived), CodemodeConnector);
   }
 });
+
+test('McpConnector: a failed connection is not kept; the next use connects again (issue 37)', async () => {
+  let attempts = 0;
+  class Flaky extends McpConnector {
+    name() { return 'flaky'; }
+    async createConnection() {
+      attempts++;
+      if (attempts === 1) throw new Error('spawn no-such-binary ENOENT');
+      return { client: { async callTool() { return { content: [{ type: 'text', text: '"ok"' }] }; } }, tools: [mcpTool('ping')] };
+    }
+  }
+  const connector = new Flaky();
+  await assert.rejects(connector.describe(), /ENOENT/);
+  const { descriptors } = await connector.describe();
+  assert.deepEqual(Object.keys(descriptors), ['ping']);
+  assert.equal(await connector.executeTool('ping', {}, CTX), 'ok');
+  assert.equal(attempts, 2);
+});

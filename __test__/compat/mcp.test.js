@@ -161,7 +161,9 @@ test('runtimeMcpServer with approvalTools: a run pauses, the model is told what 
   assert.equal(huge.isError, true);
   assert.match(huge.content[0].text, /too large/);
   const rolled = await client.callTool({ name: 'rollback', arguments: { executionId } });
-  assert.equal(rolled.content[0].text, 'Rolled back: the run is now rolled_back.');
+  assert.equal(rolled.isError, undefined);
+  assert.match(rolled.content[0].text, /^Rolled back execution exec_\S+ \(the run's status: rolled_back\)\.\nReverted: bank\.pay \(seq 0\), bank\.wire \(seq 1\)\.\n/);
+  assert.deepEqual(JSON.parse(rolled.content[0].text.slice(rolled.content[0].text.indexOf('\n\n') + 2)).leftInForce, []);
   const found = JSON.parse((await client.callTool({ name: 'search', arguments: { query: 'wire' } })).content[0].text);
   assert.equal(found.results[0].method, 'wire');
   assert.equal((await client.callTool({ name: 'code', arguments: { code: 'async () => 1 + 1' } })).isError, undefined, 'still serving');

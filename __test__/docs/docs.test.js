@@ -99,13 +99,18 @@ test("examples/first-run.mjs (`npm run example`) is the README's first example a
 
 // A project as a user has it after `npm install @supolka/codemode-executor` and the peer
 // dependencies: node_modules links, nothing else (no package.json: a file's own extension
-// decides its kind). Made once, removed at the end.
+// decides its kind). Made once, removed at the end. Besides the peers, the packages a user
+// installs beside them for what a guide shows (an OpenTelemetry SDK, docs/guides/observability.md).
+const ALONGSIDE = ['@opentelemetry/sdk-trace-base', '@opentelemetry/context-async-hooks'];
 let project;
 function sampleProject() {
   if (project !== undefined) return project;
   project = fs.mkdtempSync(path.join(os.tmpdir(), 'codemode-docs-'));
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
-  const links = [[pkg.name, ROOT], ...Object.keys(pkg.peerDependencies || {}).map((name) => [name, path.join(ROOT, 'node_modules', name)])];
+  // The packages docs/guides/programs-and-packages.md lets its sample's programs import, as the
+  // user's app would have them installed.
+  const imported = ['zod', 'date-fns'];
+  const links = [[pkg.name, ROOT], ...[...Object.keys(pkg.peerDependencies || {}), ...imported, ...ALONGSIDE].map((name) => [name, path.join(ROOT, 'node_modules', name)])];
   for (const [name, target] of links) {
     const at = path.join(project, 'node_modules', ...name.split('/'));
     fs.mkdirSync(path.dirname(at), { recursive: true });

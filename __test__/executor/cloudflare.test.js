@@ -50,6 +50,38 @@ test('normalizeCode agrees with Cloudflare\'s own on further inputs', async () =
   for (const input of inputs) assert.equal(normalizeCode(input), cfNormalize(input), JSON.stringify(input));
 });
 
+test('programForRun reads a text sent again as the first time, past its cache\'s bounds', async () => {
+  const { programForRun, RUN_CACHE_ENTRIES, RUN_CACHE_MAX_CHARS } = require('../../lib/cloudflare/normalize.js');
+  const expected = (i) => ({ code: `async () => {\nreturn (${i} + 1)\n}`, statements: false });
+  // More distinct texts than the cache keeps, then all of them again (the first ones evicted).
+  const count = RUN_CACHE_ENTRIES + 8;
+  for (let pass = 0; pass < 2; pass++) {
+    for (let i = 0; i < count; i++) assert.deepEqual(programForRun(`${i} + 1`), expected(i), `pass ${pass}, text ${i}`);
+  }
+  // A result handed out cannot change what the next caller of the same text gets.
+  const first = programForRun('1 + 1');
+  assert.ok(Object.isFrozen(first));
+  assert.throws(() => { 'use strict'; first.code = 'async () => 666'; }, TypeError);
+  assert.deepEqual(programForRun('1 + 1'), expected(1));
+  // Each kind of reading, twice: statements, modules, the empty program.
+  for (const [text, reading] of [['const a: number = 1; return a', { code: 'const a: number = 1; return a', statements: true }],
+    ['export default () => 5', { code: 'export default () => 5', statements: false }], ['  ', { code: 'async () => {}', statements: false }]]) {
+    assert.deepEqual(programForRun(text), reading, text);
+    assert.deepEqual(programForRun(text), reading, `${text} again`);
+  }
+  // A text longer than the cache takes is read every time, the same way.
+  const long = `const pad = ${JSON.stringify('x'.repeat(RUN_CACHE_MAX_CHARS))};\npad.length`;
+  const longReading = { code: `async () => {\n${long.slice(0, long.lastIndexOf('\n') + 1)}return (pad.length)\n}`, statements: false };
+  assert.deepEqual(programForRun(long), longReading);
+  assert.deepEqual(programForRun(long), longReading);
+  // Through execute: the same text run again with other tools and params.
+  for (let i = 0; i < 3; i++) {
+    const out = await ex.execute('async (params) => codemode.add(params.n)', [{ name: 'codemode', fns: { add: (n) => n + i } }], { params: { n: 10 } });
+    assert.deepEqual(out, { result: 10 + i, logs: [] });
+  }
+  assert.deepEqual(await ex.execute(long, []), { result: RUN_CACHE_MAX_CHARS, logs: [] });
+});
+
 test('sanitizeToolName follows the spec and Cloudflare', async () => {
   const { a: cfSanitize } = await cfChunk('json-schema-types-D_m9tVnI.js');
   const table = { 'get-weather': 'get_weather', 'api.v2.search': 'api_v2_search', '3drender': '_3drender', class: 'class_',

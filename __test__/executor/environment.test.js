@@ -107,7 +107,7 @@ test('TextEncoder and TextDecoder agree with Node on valid and broken UTF-8', as
       fatal: ${JSON.stringify(byteCases)}.map((b) => { try { return fatal.decode(new Uint8Array(b)); } catch (e) { return e.name; } }),
       stream, into: [intoResult.read, intoResult.written, Array.from(into)],
       fromBuffer: dec.decode(new Uint8Array([104, 105]).buffer),
-      unsupported: (() => { try { new TextDecoder("latin1"); return "accepted"; } catch (e) { return e.name; } })(),
+      unsupported: (() => { try { new TextDecoder("latin-1"); return "accepted"; } catch (e) { return e.name; } })(),
       encoding: [enc.encoding, dec.encoding],
     };
   }`);

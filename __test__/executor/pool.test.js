@@ -110,13 +110,14 @@ function workerNices() {
 
 test('worker threads run at the workerNice priority (default 0, the host\'s own)', async () => {
   for (const [options, expected] of [[{}, 0], [{ workerNice: 5 }, 5], [{ workerNice: 19 }, 19]]) {
-    const ex = new IsolateExecutor({ isolation: 'thread', workers: 2, ...options });
+    const ex = new IsolateExecutor({ isolation: 'thread', workers: 2, standbyIsolates: 4, ...options });
     try {
       assert.equal((await ex.execute({ code: 'async () => 1' })).result, 1);
       assert.equal(ex.limits.workerNice, expected);
-      // A thread names itself (and sets its priority) when it starts: wait for both.
-      for (let i = 0; i < 100 && workerNices().size < 2; i++) await new Promise((r) => setTimeout(r, 10));
-      assert.deepEqual([...workerNices().values()], [expected, expected]);
+      // A thread names itself (and sets its priority) when it starts: wait for all of them, the
+      // two workers and the four standby threads.
+      for (let i = 0; i < 100 && workerNices().size < 6; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.deepEqual([...workerNices().values()], Array(6).fill(expected));
     } finally {
       await ex.dispose();
     }
@@ -125,7 +126,8 @@ test('worker threads run at the workerNice priority (default 0, the host\'s own)
 });
 
 // Runs `code` on a one-worker pool, sampling the worker threads' nice values every 10 ms while
-// it runs (the run is on its own thread, so this event loop stays free).
+// it runs (the run is on its own thread, so this event loop stays free). No standby threads (the
+// default): one thread runs everything, so its priority can be followed.
 async function sampleNices(code, options = {}) {
   const ex = new IsolateExecutor({ isolation: 'thread', workers: 1, ...options });
   try {
@@ -166,10 +168,13 @@ test('short runs, and runs that mostly wait, keep their worker and its priority;
   assert.equal(waiting.out.result, 'waited');
   assert.deepEqual(waiting.after, waiting.before, 'a run awaiting a timer for 300 ms was lowered or replaced');
   assert.deepEqual([...waiting.after.values()], [0]);
-  const ex = new IsolateExecutor({ isolation: 'thread', workers: 1 });
+  const ex = new IsolateExecutor({ isolation: 'thread', workers: 1, standbyIsolates: 4 });
   try {
     assert.equal((await ex.execute({ code: 'async () => 0' })).result, 0);
+    // The worker and the four standby threads, all named.
+    for (let i = 0; i < 100 && workerNices().size < 5; i++) await new Promise((r) => setTimeout(r, 10));
     const before = workerNices();
+    assert.equal(before.size, 5);
     for (let i = 0; i < 20; i++) {
       assert.equal((await ex.execute({ code: 'async () => { await new Promise((r) => setTimeout(r, 5)); return 1; }' })).result, 1);
     }
@@ -195,4 +200,75 @@ test("measureFloors (the bench's isolate floor) times each phase of a fresh isol
     // The native layer sets `code` itself; the message is the plain sentence.
     assert.throws(() => measureFloors(bad), { code: 'ERR_INVALID_ARGUMENT', message: 'samples must be between 1 and 10000 (got ' + bad + ')' });
   }
+});
+
+// CPU time (clock ticks) of each worker thread of process `pid`, by thread id.
+function workerCpu(pid) {
+  const fs = require('node:fs');
+  const out = new Map();
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      if (!fs.readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').startsWith('codemode-worker')) continue;
+      const fields = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
+      out.set(tid, Number(fields[11]) + Number(fields[12]));
+    } catch {
+      // the thread ended while it was being read
+    }
+  }
+  return out;
+}
+
+test('standbyIsolates (default 0) add no concurrency: with one worker and four standby threads, runs never overlap', async () => {
+  const plain = new IsolateExecutor({ isolation: 'thread' });
+  assert.equal(plain.limits.standbyIsolates, 0);
+  await plain.dispose();
+  // In 'thread' isolation this is the pool's places (slots.rs) alone; in 'process' the host
+  // also hands an engine no more runs than its workers.
+  const ex = new IsolateExecutor({ workers: 1, standbyIsolates: 4, overflowWorkers: 0 });
+  try {
+    assert.equal(ex.limits.standbyIsolates, 4);
+    let inside = 0;
+    let most = 0;
+    const dispatch = async (provider, tool) => {
+      if (tool === 'enter') most = Math.max(most, ++inside);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      if (tool === 'leave') inside--;
+      return '{"result":null}';
+    };
+    const runs = Array.from({ length: 8 }, (_, i) => ex.execute({
+      code: `async () => { await api.enter(); await api.leave(); return ${i}; }`,
+      providers: [{ name: 'api', tools: ['enter', 'leave'] }],
+      dispatch,
+    }));
+    assert.deepEqual((await Promise.all(runs)).map((o) => o.result), [0, 1, 2, 3, 4, 5, 6, 7]);
+    assert.equal(most, 1, `${most} runs were inside at once on one worker`);
+    assert.equal(ex.stats().workers, 1, 'the standby threads are not counted as workers');
+  } finally {
+    await ex.dispose();
+  }
+  assert.throws(() => new IsolateExecutor({ standbyIsolates: 65 }), { code: 'ERR_INVALID_ARGUMENT' });
+});
+
+test('standby threads take runs: back-to-back runs on one worker are served by several threads, and by one without them', async () => {
+  // A thread that has answered gives its place to a standby thread (its isolate already built)
+  // while it builds its next isolate, so the runs rotate over the threads; with
+  // standbyIsolates: 0 one thread serves them all.
+  const served = async (standbyIsolates) => {
+    const ex = new IsolateExecutor({ workers: 1, standbyIsolates });
+    try {
+      await ex.execute({ code: 'async () => 0' });
+      const pid = ex.stats().enginePids?.[0] ?? process.pid;
+      // Every thread has built its first isolate.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const before = workerCpu(pid);
+      for (let i = 0; i < 300; i++) await ex.execute({ code: 'async () => { let s = 0; for (let i = 0; i < 20000; i++) s += i; return s; }' });
+      const after = workerCpu(pid);
+      return [...after].filter(([tid, ticks]) => ticks > (before.get(tid) ?? 0)).length;
+    } finally {
+      await ex.dispose();
+    }
+  };
+  const withStandby = await served(4);
+  assert.ok(withStandby >= 3, `${withStandby} threads served 300 back-to-back runs with 4 standby threads`);
+  assert.equal(await served(0), 1);
 });

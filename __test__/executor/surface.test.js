@@ -9,9 +9,11 @@
 //   per-run bounds of `NativeExecuteRequest` (read with the TypeScript compiler's parser);
 // - the defaults (and ranges, where written) in README.md's bounds tables, the table of
 //   docs/guides/bounds.md and the table of docs/deploying.md, units converted (MiB, ms, s);
-//   the defaults come from `executor.limits` of an executor made with no options;
-// - lib/executor/index.js: the per-run bounds `REQUEST_OPTIONS` lists, and `notStarted()`,
-//   its copy of the native report of a program over `maxCodeBytes`.
+//   the defaults are the rows' own (`default`), which `executor.limits` of an executor made
+//   with no options must equal; the fields of docs/deploying.md's `stats()` table;
+// - lib/executor/index.js: the per-run bounds `REQUEST_OPTIONS` takes (derived from the table)
+//   each reach the native range check, and `notStarted()`, its copy of the native report of a
+//   program over `maxCodeBytes`.
 // A new bound, a renamed stat or a changed default fails here until every copy follows.
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -31,6 +33,8 @@ const sorted = (names) => [...names].sort();
 const BOUNDS = boundTable();
 const byName = new Map(BOUNDS.map((b) => [b.name, b]));
 const names = (rows) => sorted(rows.map((b) => b.name));
+// What an executor made with no options has, by name: the table's own defaults.
+const DEFAULTS = Object.fromEntries(BOUNDS.map((b) => [b.name, b.default]));
 const SETTABLE = BOUNDS.filter((b) => b.place !== 'derived');
 // A per-run bound is one a request may set: `maxArrayLikeLength` has the per-run scope too, but
 // it is derived (it follows the run's `memoryLimitMb`), never passed.
@@ -244,7 +248,15 @@ test('boundTable() rows are whole and named once (what every copy is checked aga
     assert.ok(['top', 'limits', 'derived'].includes(b.place), `${b.name}: place ${b.place}`);
     assert.ok(['executor', 'run', 'process'].includes(b.scope), `${b.name}: scope ${b.scope}`);
     assert.ok(['integer', 'milliseconds'].includes(b.kind), `${b.name}: kind ${b.kind}`);
+    assert.equal(typeof b.default, 'number', `${b.name}: default`);
+    assert.ok(b.min <= b.default && b.default <= b.max, `${b.name}: default ${b.default} outside ${b.min}–${b.max}`);
   }
+});
+
+test('executor.limits of an executor made with no options: each row\'s default', () => {
+  const { isolation, ...limits } = executor.limits;
+  assert.equal(isolation, ISOLATION);
+  assert.deepEqual(limits, DEFAULTS);
 });
 
 test('lib/index.d.ts IsolateExecutorOptions: the settable bounds of boundTable(), each in its place', () => {
@@ -268,13 +280,16 @@ test('lib/index.d.ts IsolateExecutorOptions: the settable bounds of boundTable()
 });
 
 test('lib/index.d.ts IsolateExecutorOptions: each bound\'s "Default …" is the native default', () => {
-  const defaults = executor.limits;
   const options = interfaceMembers(DTS, 'IsolateExecutorOptions');
   const all = [...options].concat([...members(options.get('limits').type.members)]).filter(([k]) => byName.has(k));
   for (const [name, { doc }] of all) {
     const match = /\bDefault:?\s+([^.;]*(?:\.\d[^.;]*)?)/.exec(doc);
     assert.ok(match, `lib/index.d.ts: ${name}'s comment gives its default ("Default …")`);
-    checkDefault(match[1], [byName.get(name)], defaults, `lib/index.d.ts ${name}`);
+    checkDefault(match[1], [byName.get(name)], DEFAULTS, `lib/index.d.ts ${name}`);
+    // A range written in the comment ("in MB (16–16384)") is the row's.
+    for (const [, range] of doc.matchAll(/\(([\d\s\u00a0\u202f]+–[\d\s\u00a0\u202f]+)\)/g)) {
+      checkRange(range, byName.get(name), `lib/index.d.ts ${name}`);
+    }
   }
 });
 
@@ -318,26 +333,62 @@ test('lib/index.d.ts ExecutorStats: the keys of a real executor.stats()', async 
 const missing = (covered, rows) => rows.filter((b) => !covered.includes(b.name)).map((b) => b.name);
 
 test('README.md bounds tables: a row for every settable bound, with its default', () => {
-  const covered = checkTables('README.md', executor.limits);
+  const covered = checkTables('README.md', DEFAULTS);
   assert.deepEqual(missing(covered, SETTABLE), [], 'bounds without a row in README.md');
 });
 
 test('docs/guides/bounds.md: a row for every bound of an executor or a run, with its default', () => {
-  const covered = checkTables('docs/guides/bounds.md', executor.limits);
+  const covered = checkTables('docs/guides/bounds.md', DEFAULTS);
   assert.deepEqual(missing(covered, SETTABLE.filter((b) => b.scope !== 'process')), [], 'bounds without a row in docs/guides/bounds.md');
 });
 
 test('docs/deploying.md: a row for every engine-process bound, with its default and range', () => {
-  const covered = checkTables('docs/deploying.md', executor.limits);
+  const covered = checkTables('docs/deploying.md', DEFAULTS);
   assert.deepEqual(missing(covered, SETTABLE.filter((b) => b.scope === 'process')), [], 'bounds without a row in docs/deploying.md');
+});
+
+// The packages guide lists the bounds of its feature, not all: each row it has is checked.
+test('docs/guides/programs-and-packages.md bounds table: each row\'s default', () => {
+  const covered = checkTables('docs/guides/programs-and-packages.md', DEFAULTS);
+  assert.ok(covered.length > 0);
 });
 
 test('REQUEST_OPTIONS and NativeExecuteRequest: the per-run bounds are boundTable()\'s per-run rows', () => {
   assert.deepEqual(sorted(REQUEST_OPTIONS.filter((k) => byName.has(k))), names(PER_RUN), 'per-run bounds of REQUEST_OPTIONS');
   const request = interfaceMembers(DTS, 'NativeExecuteRequest');
   assert.deepEqual(sorted([...request.keys()].filter((k) => byName.has(k))), names(PER_RUN), 'per-run bounds of NativeExecuteRequest');
+  // The napi request (binding.d.ts, generated from src/api/executor.rs) has a field for each.
+  const native = interfaceMembers(BINDING_DTS, 'NativeRequest');
+  assert.deepEqual(sorted([...native.keys()].filter((k) => byName.has(k))), names(PER_RUN), 'per-run bounds of NativeRequest');
   // The request type declares what REQUEST_OPTIONS accepts, the test hook aside.
   assert.deepEqual(sorted(request.keys()), sorted(REQUEST_OPTIONS.filter((k) => !k.startsWith('__'))), 'NativeExecuteRequest keys');
+});
+
+// A per-run bound the request takes must reach the native layer, where its range is checked
+// (`Overrides::parse`): one past its maximum is refused there, naming it. A bound the JS layer
+// accepted and dropped would run instead.
+test('each per-run bound of a request reaches the native range check', async () => {
+  assert.ok(PER_RUN.length > 0);
+  for (const bound of PER_RUN) {
+    await assert.rejects(
+      async () => executor.execute({ code: 'async () => 1', [bound.name]: bound.max + 1 }),
+      { code: 'ERR_INVALID_ARGUMENT', message: new RegExp(`^${bound.name} must be`) },
+      `request.${bound.name} = ${bound.max + 1}`,
+    );
+  }
+});
+
+// docs/deploying.md's `stats()` table: one row per field of ExecutorStats, no other.
+test('docs/deploying.md stats() table: every ExecutorStats field, and no other', () => {
+  const lines = read('docs/deploying.md').split('\n');
+  const start = lines.findIndex((l) => /^\| field \| meaning \|$/.test(l));
+  assert.ok(start !== -1, 'docs/deploying.md has a `| field | meaning |` table');
+  const written = [];
+  for (let i = start + 2; i < lines.length && lines[i].startsWith('|'); i++) {
+    written.push(...[...cells(lines[i])[0].matchAll(/`([^`]+)`/g)].map((m) => m[1]));
+  }
+  assert.equal(new Set(written).size, written.length, `a field written twice: ${written.join(', ')}`);
+  assert.deepEqual(sorted(written), sorted(interfaceMembers(DTS, 'ExecutorStats').keys()), 'the fields of the stats() table');
 });
 
 test('notStarted() is the native report of a program over maxCodeBytes, key for key', async () => {

@@ -146,6 +146,8 @@ test('invalid provider names are rejected with ERR_INVALID_ARGUMENT', async () =
     [[{ name: 'class', tools: [] }], 'Provider name "class" is a JavaScript reserved word'],
     [[{ name: 'a', tools: [] }, { name: 'a', tools: [] }], 'Duplicate provider name "a"'],
     [[{ name: 'a', tools: [1] }], 'provider "a": tools must be an array of strings'],
+    // The Cloudflare form's provider shape was accepted here, then every call failed.
+    [[{ name: 'math', fns: { add: ({ a, b }) => a + b } }], 'provider "math": fns belongs to the Cloudflare form, execute(code, [{ name, fns }]); the native form takes { name, tools: [tool names] } and answers calls in dispatch'],
     ['nope', 'providers must be an array of { name, tools }'],
   ];
   for (const [providers, message] of cases) {

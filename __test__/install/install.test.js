@@ -60,7 +60,7 @@ test.after(() => {
 test('the tarballs hold what a user needs and nothing of the checkout', () => {
   const list = (tgz) => sh('tar', ['-tzf', tgz]).split('\n').filter(Boolean);
   const root = list(tarballs.root);
-  for (const f of ['package/package.json', 'package/LICENSE', 'package/binding.js', 'package/lib/index.js', 'package/lib/index.mjs', 'package/lib/index.d.ts']) {
+  for (const f of ['package/package.json', 'package/LICENSE', 'package/binding.js', 'package/lib/index.js', 'package/lib/index.mjs', 'package/lib/index.d.ts', 'package/lib/console/console.html', 'package/lib/console/console.js', 'package/lib/console/console.css', 'package/lib/cli/console.js']) {
     assert.ok(root.includes(f), `${f} is in the root tarball`);
   }
   assert.ok(!root.some((f) => f.endsWith('.node') || f.startsWith('package/src/') || f.startsWith('package/__test__/')), 'no binary, Rust source or tests in the root tarball');

@@ -16,8 +16,13 @@ import {
   type ErrorKind,
   type ExecutorStats,
   type ProxyToolOutput,
+  type CodemodeRollbackResult,
+  type RollbackCall,
+  type RollbackFate,
 } from '@supolka/codemode-executor';
 import { tool, jsonSchema, type ToolSet } from 'ai';
+import { consoleHandler, type ConsoleHandler } from '@supolka/codemode-executor/console';
+import { createServer, type IncomingMessage } from 'node:http';
 
 const executor = new IsolateExecutor({
   isolation: 'process',
@@ -103,12 +108,26 @@ async function main(): Promise<void> {
   const out: ProxyToolOutput = await runtime.execute({ code: 'async () => weather.forecast({ city: "Oslo" })' });
   if (out.status === 'paused') await runtime.approve({ executionId: out.executionId });
   try {
-    await runtime.rollback({ executionId: out.executionId });
+    const rolled: CodemodeRollbackResult = await runtime.rollback({ executionId: out.executionId });
+    // What stays in force although nothing failed: calls whose tool has no revert.
+    const stays: RollbackCall[] = rolled.calls.filter((c) => c.fate === 'no_revert');
+    const fate: RollbackFate = rolled.calls[0]?.fate ?? 'reverted';
+    // @ts-expect-error: a fate the answer never has
+    const wrong: RollbackFate = 'rolled_back';
+    void [stays, fate, wrong];
   } catch (error) {
     // A revert that failed, or a run a pass holds: shown to a person, and tried again later.
     if (error instanceof CodemodeExecutorError && error.code === ErrorCodes.ROLLBACK_INCOMPLETE) void error.message;
   }
   const pending = await runtime.pending();
+  // The console, mounted under the application's admin path, behind its own check.
+  const admin: ConsoleHandler = consoleHandler({ runtime, basePath: '/admin/codemode', auth: (req: IncomingMessage) => req.headers['x-admin'] === 'yes', token: false });
+  const adminPath: string = admin.path;
+  const token: string | undefined = consoleHandler({ runtime, label: 'agents' }).token;
+  createServer((req, res) => (req.url?.startsWith(adminPath) ? admin(req, res) : res.end())).close();
+  // @ts-expect-error: the runtime is required
+  consoleHandler({ token: 'a-token-of-sixteen-chars' });
+  void token;
   // The same runtime over PostgreSQL (typed only here: nothing connects until it is used).
   const shared = createCodemodeRuntime({ executor, connectors: [new Weather()], store: { url: 'postgres://app@db.internal/codemode', maxConnections: 8, schema: 'agents' } });
   try {

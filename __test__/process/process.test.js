@@ -206,18 +206,26 @@ test("while one run makes tool calls, the engine's reader thread stands aside: t
       .map((tid) => Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8'))[1]))
       .reduce((a, b) => a + b, 0);
     const calls = 400;
-    const before = switches();
-    const out = await ex.execute({
-      code: `async () => { let s = 0; for (let i = 0; i < ${calls}; i++) s += await t.one(); return s; }`,
-      providers: [{ name: 't', tools: ['one'] }],
-      dispatch: async () => JSON.stringify({ result: 1 }),
-    });
-    const wakeUps = switches() - before;
-    assert.equal(out.error, undefined);
-    assert.equal(out.result, calls);
+    // The looks are paid per 2 ms of the run, so a run slowed by other processes on the machine
+    // pays more of them: the count is taken up to three times and the lowest kept. The old
+    // behaviour (a wake-up per reply) cannot pass on any try.
+    const counts = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const before = switches();
+      const out = await ex.execute({
+        code: `async () => { let s = 0; for (let i = 0; i < ${calls}; i++) s += await t.one(); return s; }`,
+        providers: [{ name: 't', tools: ['one'] }],
+        dispatch: async () => JSON.stringify({ result: 1 }),
+      });
+      counts.push(switches() - before);
+      assert.equal(out.error, undefined);
+      assert.equal(out.result, calls);
+      if (counts.at(-1) < calls / 3) break;
+    }
     // Before: at least one per reply (over 400). Now: the run's start and end, and one look per
     // 2 ms of the run.
-    assert.ok(wakeUps < calls / 3, `${wakeUps} wake-ups of the engine's reader and writer for ${calls} tool calls`);
+    const wakeUps = Math.min(...counts);
+    assert.ok(wakeUps < calls / 3, `${counts.join(', ')} wake-ups of the engine's reader and writer for ${calls} tool calls`);
   } finally {
     await ex.dispose();
   }

@@ -216,12 +216,15 @@ test('divergence is reported as data: a different call, then different arguments
   assert.equal(out2.error, 'Codemode replay divergence at step 1: tracker.label was called with different arguments than the recorded run. Arguments must be deterministic across replays. Wrap nondeterministic inputs in codemode.step(name, fn).');
 });
 
-test('the Promise.all caveat: concurrent calls record in arrival order, and a different order on resume diverges', async () => {
+// Issue 36: this run used to end in a replay divergence (the resumed pass received the two
+// branches' replies in the other order, so their follow-up calls swapped seqs). Replies now reach
+// the program in the order the first pass recorded them, whatever order they arrive in.
+test('Promise.all: replies reach a resumed pass in the recorded order, so follow-up calls keep their seqs', async () => {
   let pass = 0;
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const extra = {
-    // Ephemeral timers whose delays swap between passes, so the two branches reach the host in
-    // a different order on the resumed pass.
+    // Ephemeral timers whose delays swap between passes, so the two branches' replies reach the
+    // host in a different order on the resumed pass.
     wait: { description: 'wait', replay: 'reexecute', execute: async ({ which }) => { await sleep((which === 'a') === (pass === 1) ? 80 : 5); return which; } },
     begin: { description: 'count passes', replay: 'reexecute', execute: async () => ++pass },
   };
@@ -236,11 +239,12 @@ test('the Promise.all caveat: concurrent calls record in arrival order, and a di
   }`;
   const paused = await runtime.execute({ code });
   assert.equal(paused.status, 'paused');
-  const order = paused.calls.filter((c) => c.method === 'list_issues' || c.method === 'label').map((c) => c.method);
-  assert.deepEqual(order, ['label', 'list_issues'], 'pass 1: b finished first');
+  const methods = (calls) => calls.filter(Boolean).map((c) => c.method);
+  assert.deepEqual(methods(paused.calls).slice(3, 5), ['label', 'list_issues'], 'pass 1: b finished first');
   const out = await runtime.approve({ executionId: paused.executionId });
-  assert.equal(out.status, 'error');
-  assert.match(out.error, /^Codemode replay divergence at step \d: /);
+  assert.equal(pass, 2, 'a second pass ran, with the delays swapped');
+  assert.equal(out.status, 'completed', JSON.stringify(out));
+  assert.deepEqual(methods(out.calls), ['begin', 'wait', 'wait', 'label', 'list_issues', 'create_issue']);
 });
 
 test('oversized values: arguments and results fail the run, a final result is kept out of the log, code is refused', async () => {
@@ -321,10 +325,69 @@ test('rollback: reverts newest first, reports failures after trying all, marks t
   assert.deepEqual(tracker.hooks, []);
   // A rollback with nothing left to fail answers what it did.
   const clean = await runtime.execute({ code: 'async () => tracker.tag({ id: 1 })' });
-  assert.deepEqual(await runtime.rollback({ executionId: clean.executionId }), { reverted: 1, leftInForce: [] });
+  assert.deepEqual(await runtime.rollback({ executionId: clean.executionId }), { reverted: 1, leftInForce: [], calls: [{ seq: 0, connector: 'tracker', method: 'tag', fate: 'reverted' }] });
   const cleanRecord = await runtime.execution(clean.executionId);
   assert.equal(cleanRecord.status, 'rolled_back');
   assert.equal(cleanRecord.leftInForce, undefined);
+});
+
+// FINDING (fixed, issue 37): rollback's answer left out every call whose tool has no revert, so a
+// run whose effects stayed in force read as rolled back. The answer now names each call's fate.
+test('rollback: the answer names every call in force with its fate: reverted, no revert (stays in force), revert failed', async () => {
+  const notified = [];
+  const { runtime, dbFile } = setup({
+    // An effect with no undo: it stays in force, and the answer must say so.
+    notify: { description: 'Send a message', execute: async ({ text }) => { notified.push(text); return { sent: true }; } },
+    tag: { description: 'Tag an issue', execute: async ({ id }) => ({ id, tagged: true }), revert: async () => {} },
+  });
+  // Nothing fails: rollback resolves, and still says what it could not undo.
+  const quiet = await runtime.execute({ code: 'async () => { await tracker.notify({ text: "hello" }); return tracker.tag({ id: 1 }); }' });
+  assert.equal(quiet.status, 'completed');
+  const answer = await runtime.rollback({ executionId: quiet.executionId });
+  assert.deepEqual(answer, {
+    reverted: 1,
+    leftInForce: [],
+    calls: [
+      { seq: 1, connector: 'tracker', method: 'tag', fate: 'reverted' },
+      { seq: 0, connector: 'tracker', method: 'notify', fate: 'no_revert' },
+    ],
+  });
+  assert.deepEqual(notified, ['hello'], 'the message stays sent');
+  assert.equal((await runtime.execution(quiet.executionId)).status, 'rolled_back', 'the contract\'s status is kept');
+
+  // A call with a revert, one without, one whose revert throws: the error carries every fate.
+  const paused = await runtime.execute({ code: `async () => {
+    await tracker.notify({ text: "filed" });
+    await tracker.label({ id: 1 });
+    return tracker.create_issue({ title: "second" });
+  }` });
+  const done = await runtime.approve({ executionId: paused.executionId });
+  assert.equal(done.status, 'completed');
+  assert.equal(load(dbFile).issues.length, 2);
+  const failed = await runtime.rollback({ executionId: paused.executionId }).then(() => assert.fail('rollback resolved'), (e) => e);
+  assert.equal(failed.code, 'ERR_ROLLBACK_INCOMPLETE');
+  assert.equal(failed.message, 'Rollback reverted 1 action(s) but 1 failed: tracker.label: labels cannot be removed');
+  assert.deepEqual(failed.calls, [
+    { seq: 2, connector: 'tracker', method: 'create_issue', fate: 'reverted' },
+    { seq: 1, connector: 'tracker', method: 'label', fate: 'revert_failed', error: 'labels cannot be removed' },
+    { seq: 0, connector: 'tracker', method: 'notify', fate: 'no_revert' },
+  ]);
+  assert.equal(load(dbFile).issues.length, 1, 'create_issue was reverted');
+  // Again: the reverted call is not listed twice; what stays in force still is.
+  const again = await runtime.rollback({ executionId: paused.executionId }).then(() => assert.fail('rollback resolved'), (e) => e);
+  assert.deepEqual(again.calls, [
+    { seq: 1, connector: 'tracker', method: 'label', fate: 'revert_failed', error: 'labels cannot be removed' },
+    { seq: 0, connector: 'tracker', method: 'notify', fate: 'no_revert' },
+  ]);
+
+  // A run that only did something without a revert: nothing changes, and the answer says it stays.
+  const only = await runtime.execute({ code: 'async () => tracker.notify({ text: "once" })' });
+  assert.deepEqual(await runtime.rollback({ executionId: only.executionId }), {
+    reverted: 0,
+    leftInForce: [],
+    calls: [{ seq: 0, connector: 'tracker', method: 'notify', fate: 'no_revert' }],
+  });
+  assert.equal((await runtime.execution(only.executionId)).status, 'completed');
 });
 
 test('expirePaused: paused runs become rejected; a run whose pass is alive is never expired', async () => {
@@ -560,4 +623,20 @@ test('a step whose function threw runs again on the next pass instead of waiting
   const done = await runtime.approve({ executionId: paused.executionId, seq: paused.pending[0].seq });
   assert.equal(done.status, 'completed', JSON.stringify(done));
   assert.equal(done.result, 1);
+});
+
+// Issue 36: a gated program's clock starts when it was approved, on the pass that approves it as
+// on every later one (the first read its plan before recording the approval, and its time
+// differed from the next pass's: a replay divergence on the timestamp).
+test('approveProgram: the clock a gated program reads is the same on the approving pass and after', async () => {
+  const { runtime } = setup({}, { approveProgram: () => true });
+  const code = 'async () => { const t = Date.now(); await tracker.create_issue({ title: String(t) }); return t; }';
+  const paused = await runtime.execute({ code });
+  assert.equal(paused.status, 'paused', paused.error);
+  await new Promise((r) => setTimeout(r, 30));
+  const next = await runtime.approve({ executionId: paused.executionId, seq: 0 });
+  assert.equal(next.status, 'paused', next.error);
+  const done = await runtime.approve({ executionId: paused.executionId });
+  assert.equal(done.status, 'completed', done.error);
+  assert.equal(done.calls[1].args.title, String(done.result));
 });

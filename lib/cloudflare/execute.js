@@ -8,6 +8,8 @@ const { unwrapProgram } = require('../program-text.js');
 const { IDENTIFIER, RESERVED, KEYWORDS, sanitizeToolName } = require('./names.js');
 const { invalidArgument } = require('../errors.js');
 const { messageOf } = require('../util.js');
+const { EXECUTION_ID } = require('../events.js');
+const { RUN_SECRETS } = require('../executor/secrets.js');
 
 const DEPRECATION = '[@cloudflare/codemode] Passing raw fns to executor.execute() is deprecated. ' +
   'Use ResolvedProvider[] instead. This will be removed in the next major version.';
@@ -114,8 +116,18 @@ function execute(run, code, providersOrFns, options, sourceBreach) {
   // `options.params` and `options.onLog` (not in Cloudflare's form) as in the native form.
   const params = options ? options.params : undefined;
   const onLog = options ? options.onLog : undefined;
+  // `options.replay` (not in Cloudflare's form): time and randomness that repeat on every pass.
+  const replay = options ? options.replay : undefined;
+  // `options.secrets` (not in Cloudflare's form): this run's secrets for fetch (network guide).
+  const secrets = options ? options.secrets : undefined;
+  // `options.onEvent` (lib/events.js) as in the native form; the durable runtime names the
+  // execution a pass belongs to under EXECUTION_ID.
+  const onEvent = options ? options.onEvent : undefined;
+  const executionId = options ? options[EXECUTION_ID] : undefined;
+  // `options[RUN_SECRETS]` (the durable runtime's): told the run's secrets (secrets.js).
+  const onSecrets = options ? options[RUN_SECRETS] : undefined;
   const program = programForRun(unwrapProgram(code));
-  return run({ ...program, params, onLog, namespaces, resultMode: 'clone', dispatch, signal }).then((report) => {
+  return run({ ...program, params, onLog, onEvent, executionId, replay, secrets, onSecrets, namespaces, resultMode: 'clone', dispatch, signal }).then((report) => {
     const logs = report.logs;
     if (report.error !== undefined && report.error !== null) return { result: undefined, error: report.error, logs };
     return { result: cloneParse(report.resultJson), logs };

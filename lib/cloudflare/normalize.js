@@ -66,20 +66,44 @@ function fromProgram(source, program) {
   return wrapBody(source);
 }
 
+// programForRun's cache of its recent results, by text.
+// How many texts the cache keeps: a few agents' recent programs, each resent now and then.
+const RUN_CACHE_ENTRIES = 32;
+// The longest text cached (UTF-16 units): bounds what the cache holds to ~4 MB at worst.
+const RUN_CACHE_MAX_CHARS = 32000;
+const runCache = new Map();
+
 // What execute() runs, where Cloudflare's normalizeCode would lose something: a module (import
 // or export declarations) goes as written, so its default export is called with `params` and its
 // imports of the executor's `modules` resolve; a text acorn cannot parse (TypeScript, most
 // often) goes as written with `statements`, and the sandbox reads it after stripping its types
 // (a function expression, a module, or else the body of an async function, as here).
 // Everything else is normalizeCode's.
+// Its results are frozen and kept for the texts seen last (RUN_CACHE_ENTRIES), so an agent
+// sending the same program again skips acorn's parse.
 function programForRun(code) {
+  if (typeof code !== 'string' || code.length > RUN_CACHE_MAX_CHARS) return readForRun(code);
+  const cached = runCache.get(code);
+  if (cached !== undefined) {
+    // Most recently used last: eviction takes the least recently used text.
+    runCache.delete(code);
+    runCache.set(code, cached);
+    return cached;
+  }
+  const read = readForRun(code);
+  if (runCache.size >= RUN_CACHE_ENTRIES) runCache.delete(runCache.keys().next().value);
+  runCache.set(code, read);
+  return read;
+}
+
+function readForRun(code) {
   const { source, program } = parse(code);
-  if (source === '') return { code: EMPTY_PROGRAM, statements: false };
+  if (source === '') return Object.freeze({ code: EMPTY_PROGRAM, statements: false });
   // A fence of another language (```python) goes as written, for the sandbox to say what it is.
-  if (program === null || source.startsWith('```')) return { code: source, statements: true };
+  if (program === null || source.startsWith('```')) return Object.freeze({ code: source, statements: true });
   const isModule = program.body.some((node) => node.type === 'ImportDeclaration' || node.type.startsWith('Export'));
-  if (isModule) return { code: source, statements: false };
-  return { code: fromProgram(source, program), statements: false };
+  if (isModule) return Object.freeze({ code: source, statements: false });
+  return Object.freeze({ code: fromProgram(source, program), statements: false });
 }
 
 // A stored program as the function expression `codemode.run` calls: normalizeCode's reading
@@ -115,4 +139,4 @@ function parseBody(source) {
 // would never be called). Any other executor gets normalizeCode's output, as in Cloudflare.
 const READS_PROGRAMS = Symbol('codemode.readsPrograms');
 
-module.exports = { normalizeCode, programForRun, functionExpression, READS_PROGRAMS };
+module.exports = { normalizeCode, programForRun, functionExpression, READS_PROGRAMS, RUN_CACHE_ENTRIES, RUN_CACHE_MAX_CHARS };

@@ -3,13 +3,20 @@
 // model reads next ("Code execution failed: ..." plus the console output).
 const { normalizeCode, READS_PROGRAMS } = require('./normalize.js');
 const { unwrapProgram } = require('../program-text.js');
+const { RUN_SECRETS } = require('../executor/secrets.js');
 
 // `signal` (not in Cloudflare's runCode) is passed on to the executor, which cancels the run
 // when it aborts (an executor that knows no `signal` option ignores it).
-async function runCode({ code, executor, providers, connectors, signal }) {
+// `replay` (not in Cloudflare's runCode either): the durable runtime's time and randomness that
+// repeat on every pass of a run (this package's executor only).
+// `onSecrets` (not in Cloudflare's runCode either): told the run's secrets, so the durable
+// runtime redacts their values from what it records (this package's executor only).
+async function runCode({ code, executor, providers, connectors, signal, replay, onSecrets }) {
   let options;
   if (connectors && connectors.length) options = { connectors };
   if (signal !== undefined && signal !== null) options = { ...options, signal };
+  if (replay !== undefined) options = { ...options, replay };
+  if (onSecrets !== undefined) options = { ...options, [RUN_SECRETS]: onSecrets };
   // Prose around a fence and a trailing `;` are taken off first (not in Cloudflare's runCode).
   const text = unwrapProgram(code);
   const program = executor[READS_PROGRAMS] === true ? text : normalizeCode(text);

@@ -35,10 +35,11 @@ function unwrapMcpResult(result) {
  * A connector over one MCP connection. Subclasses implement `createConnection()`, returning
  * (or resolving to) `{ client: { callTool({ name, arguments }) }, tools?, fetchTools?,
  * instructions? }` — the shape of an MCP SDK client connection, v1 or v2. It is called once
- * per instance and kept.
+ * per instance and kept once it has succeeded; a failed connection is tried again on next use.
  */
 class McpConnector extends CodemodeConnector {
   #connectionPromise;
+  #resolved;
 
   createConnection() {
     throw invalidArgument(`${className(this)} must implement createConnection() — it returns { client, tools?, fetchTools?, instructions? }`);
@@ -49,10 +50,38 @@ class McpConnector extends CodemodeConnector {
     return sanitizeToolName(tool.name);
   }
 
-  /** The connection, created on first use and kept (a rejection included). */
+  /**
+   * The connection, created on first use and kept; a failed one is not kept (the next use tries
+   * again), so one failed start does not fail every later run of a long-lived process.
+   */
   getConnection() {
-    if (!this.#connectionPromise) this.#connectionPromise = Promise.resolve(this.createConnection());
+    if (!this.#connectionPromise) {
+      const connecting = Promise.resolve().then(() => this.createConnection());
+      this.#connectionPromise = connecting;
+      connecting.catch(() => {
+        if (this.#connectionPromise === connecting) this.#connectionPromise = undefined;
+      });
+    }
     return this.#connectionPromise;
+  }
+
+  /** As the base's, but a failure (the connection's, most often) is not kept: the next use tries again. */
+  resolvedTools() {
+    if (!this.#resolved) {
+      const resolving = (async () => {
+        const tools = await this.tools();
+        const out = {};
+        for (const [name, t] of Object.entries(tools)) {
+          if (isObject(t)) setOwn(out, name, this.tool(name, t));
+        }
+        return out;
+      })();
+      this.#resolved = resolving;
+      resolving.catch(() => {
+        if (this.#resolved === resolving) this.#resolved = undefined;
+      });
+    }
+    return this.#resolved;
   }
 
   /** The connection's `tools` when non-empty, else `fetchTools()`, else none. */

@@ -17,6 +17,9 @@ const cloudflare = require('../cloudflare/execute.js');
 const { READS_PROGRAMS } = require('../cloudflare/normalize.js');
 const { unwrapProgram } = require('../program-text.js');
 const { OUTBOUND, checkOutbound, handleOutbound, bodyBudget } = require('./outbound.js');
+const { checkSecrets, mergeSecrets, RunSecrets } = require('./secrets.js');
+const { Packages, PackageError, checkPackages, PACKAGE_VERSIONS, DESCRIBE_PACKAGE, INSTALLED_PACKAGES } = require('../packages.js');
+const { RunObserver, checkOnEvent, levelOf } = require('../events.js');
 
 // The bounds come from one table in Rust (src/limits.rs BOUNDS): their names, where each is
 // given, and their ranges. This file checks only shapes; ranges are checked natively, once.
@@ -28,11 +31,13 @@ const LIMIT_OPTIONS = BOUNDS.filter((b) => b.place === 'limits').map((b) => b.na
 // DynamicWorkerExecutor options that have no meaning on Node (accepted and ignored, so code
 // written for Cloudflare passes them unchanged): `loader` (the Worker Loader binding; the pool
 // replaces it) and `bindings` (env bindings the harness never exposes to programs).
-const EXECUTOR_OPTIONS = [...TOP_BOUNDS, 'limits', 'isolation', 'globalOutbound', 'modules', 'typescript'];
+const EXECUTOR_OPTIONS = [...TOP_BOUNDS, 'limits', 'isolation', 'globalOutbound', 'modules', 'typescript', 'secrets', 'packages', 'packagesFrom', 'onEvent', 'tracing'];
 const CLOUDFLARE_ONLY_OPTIONS = ['loader', 'bindings'];
-// The native form's request, and a retained handle's execute options.
-const REQUEST_OPTIONS = ['code', 'params', 'providers', 'dispatch', 'outbound', 'timeout', 'memoryLimitMb', 'retainHandles', 'signal', 'onLog', '__faultInjection'];
-const HANDLE_OPTIONS = ['params', 'timeout', 'signal', 'onLog'];
+// The native form's request (its bounds: the table's per-run rows a request may set), and a
+// retained handle's execute options.
+const RUN_BOUNDS = BOUNDS.filter((b) => b.scope === 'run' && b.place !== 'derived').map((b) => b.name);
+const REQUEST_OPTIONS = ['code', 'params', 'providers', 'dispatch', 'outbound', 'secrets', ...RUN_BOUNDS, 'retainHandles', 'signal', 'onLog', 'onEvent', '__faultInjection'];
+const HANDLE_OPTIONS = ['params', 'timeout', 'signal', 'onLog', 'onEvent'];
 
 // A bound's value must be a number; whether it is in range is the native layer's call.
 function checkNumber(label, value) {
@@ -108,6 +113,11 @@ function nativeNamespaces(providers) {
     if (problem) throw invalidArgument(problem);
     if (seen.has(provider.name)) throw invalidArgument(`Duplicate provider name "${provider.name}"`);
     seen.add(provider.name);
+    // The Cloudflare form's shape, passed to the native form, would be accepted with no tools
+    // and then fail at every call: said at once instead.
+    if (provider.fns !== undefined) {
+      throw invalidArgument(`provider "${provider.name}": fns belongs to the Cloudflare form, execute(code, [{ name, fns }]); the native form takes { name, tools: [tool names] } and answers calls in dispatch`);
+    }
     const tools = provider.tools === undefined ? [] : provider.tools;
     if (!Array.isArray(tools) || tools.some((t) => typeof t !== 'string')) {
       throw invalidArgument(`provider "${provider.name}": tools must be an array of strings`);
@@ -170,12 +180,21 @@ function checkOnLog(onLog, name) {
   return onLog;
 }
 
-// The level of a captured console line, from the prefix the sandbox gives it.
-function levelOf(line) {
-  if (line.startsWith('[warn] ')) return 'warn';
-  if (line.startsWith('[error] ')) return 'error';
-  return 'log';
+// `replay`: { seed (hex, 16 to 128 digits), start (ms since the epoch) }: the program's clock
+// starts at `start` and moves only as replies carrying a time reach it, and its randomness comes
+// from `seed` (src/sandbox/bootstrap.js), so every pass of a durable run sees the same values.
+function checkReplay(replay, name) {
+  if (replay === undefined) return undefined;
+  const ok = replay !== null && typeof replay === 'object' && typeof replay.seed === 'string' &&
+    /^[0-9a-f]{16,128}$/i.test(replay.seed) && Number.isFinite(replay.start) && replay.start >= 0;
+  if (!ok) throw invalidArgument(`${name} must be { seed: a hex string of 16 to 128 digits, start: ms since the epoch }`);
+  return { seed: replay.seed, start: replay.start };
 }
+
+// The call id that marks a console line on the tool-call callback (src/api/tool_sink.rs
+// LOG_LINE): `(runId, LOG_LINE, '', '', line)`. Lines share the calls' queue, so they arrive in
+// the order the program made them.
+const LOG_LINE = 0xffffffff;
 
 function errorReply(error) {
   return JSON.stringify({ error: messageOf(error) });
@@ -184,14 +203,21 @@ function errorReply(error) {
 class IsolateExecutor {
   #native;
   #maxReplyBytes;
-  // Runs accepted and not yet settled, by run id. A tool call of any other run is dropped when
-  // it reaches this thread: once execute() has settled, none of its calls may reach dispatch
-  // (calls already queued for this thread when the run ended would otherwise still arrive).
-  #liveRuns = new Set();
+  // Runs accepted and not yet settled, by run id: `{ observer, onLine }`, its RunObserver
+  // (lib/events.js; undefined when nothing watches it) and its live-log callback. A tool call
+  // of any other run is dropped when it reaches this thread: once execute() has settled, none
+  // of its calls may reach dispatch (calls already queued for this thread when the run ended
+  // would otherwise still arrive; so would lines, which the report's logs delivered).
+  #liveRuns = new Map();
   #disposed = false;
   #outbound;
   #modules;
   #typescript;
+  #secrets;
+  #packages = null;
+  #onEvent;
+  #tracing;
+  #isolation;
 
   /**
    * @param {object} [options] workers, maxQueue, timeout (ms, default 60 000), memoryLimitMb
@@ -202,14 +228,24 @@ class IsolateExecutor {
     const opts = nativeOptions(options);
     this.#outbound = checkOutbound(options && options.globalOutbound);
     this.#modules = cloudflare.checkModules(options && options.modules);
+    this.#secrets = checkSecrets(options && options.secrets);
     const typescript = options && options.typescript;
     if (typescript !== undefined && typeof typescript !== 'boolean') {
       throw invalidArgument(`typescript must be a boolean (got ${typeof typescript})`);
     }
     this.#typescript = typescript !== false;
+    this.#onEvent = checkOnEvent(options && options.onEvent, 'options.onEvent');
+    const tracing = options && options.tracing;
+    if (tracing !== undefined && typeof tracing !== 'boolean') {
+      throw invalidArgument(`tracing must be a boolean (got ${typeof tracing})`);
+    }
+    this.#tracing = tracing !== false;
     try {
       this.#native = new NativeExecutor(opts);
       this.#maxReplyBytes = this.#native.limits.maxReplyBytes;
+      const packages = checkPackages(options && options.packages, options && options.packagesFrom);
+      if (packages !== null) this.#packages = new Packages(packages, () => this.#native.limits);
+      this.#isolation = this.#native.isolation;
     } catch (error) {
       throw fromNative(error);
     }
@@ -233,30 +269,51 @@ class IsolateExecutor {
 
   // The callback that answers a run's tool calls: `dispatch` (provider, tool, argsJson) → reply
   // text or a promise of it, and the outbound handler (null: no network) for fetch().
-  #toolCallback(dispatch, handler) {
+  // `secrets` (a Map, or null): the run's secrets (secrets.js), whose values are also redacted
+  // from every reply.
+  // `onSecrets` (optional) is told the run's RunSecrets (see RUN_SECRETS in secrets.js).
+  #toolCallback(dispatch, handler, secrets, onSecrets) {
     const native = this.#native;
     const budget = handler === null ? 0 : bodyBudget(this.#maxReplyBytes);
+    // Always made, so that a placeholder naming no secret of the run is refused by name.
+    const runSecrets = new RunSecrets(secrets === null ? new Map() : secrets);
+    if (typeof onSecrets === 'function') onSecrets(runSecrets);
     const answer = (provider, tool, argsJson) => (provider === OUTBOUND
-      ? handleOutbound(handler, argsJson, budget)
+      ? handleOutbound(handler, argsJson, budget, runSecrets)
       : dispatch(provider, tool, argsJson));
     const live = this.#liveRuns;
     return (runId, callId, provider, tool, argsJson) => {
-      if (!live.has(runId)) return;
-      const send = (reply) => {
+      const run = live.get(runId);
+      if (run === undefined) return;
+      if (callId === LOG_LINE) {
+        if (run.onLine !== undefined) run.onLine(runId, argsJson);
+        return;
+      }
+      // What watches the run (events, a span per call): the observer's `tool.started` follows
+      // the dispatch call and its `tool.ended` the reply, so a handler never delays a tool.
+      const observer = run.observer;
+      const call = observer === undefined ? undefined : observer.toolCall(callId, provider, tool, argsJson);
+      const send = (reply, thrown) => {
         if (typeof reply !== 'string') {
-          reply = errorReply(new Error(`dispatch for ${provider}.${tool} must return a JSON string (got ${typeof reply})`));
+          thrown = new Error(`dispatch for ${provider}.${tool} must return a JSON string (got ${typeof reply})`);
+          reply = errorReply(thrown);
         }
-        native.reply(runId, callId, reply);
+        // Redacted before anything sees it: the program, and the run's events and spans.
+        const redacted = runSecrets.redactReply(reply);
+        native.reply(runId, callId, redacted);
+        if (call !== undefined) observer.toolEnded(call, redacted, thrown === undefined ? undefined : runSecrets.redactValue(thrown));
       };
       let reply;
       try {
-        reply = answer(provider, tool, argsJson);
+        reply = call === undefined ? answer(provider, tool, argsJson) : observer.invoke(call, answer, provider, tool, argsJson);
       } catch (error) {
-        send(errorReply(error));
+        if (call !== undefined) observer.toolStarted(call);
+        send(errorReply(error), error);
         return;
       }
+      if (call !== undefined) observer.toolStarted(call);
       if (reply !== null && typeof reply === 'object' && typeof reply.then === 'function') {
-        Promise.resolve(reply).then(send, (error) => send(errorReply(error)));
+        Promise.resolve(reply).then(send, (error) => send(errorReply(error), error));
       } else {
         send(reply);
       }
@@ -268,12 +325,16 @@ class IsolateExecutor {
   // delays its own later lines, which queue on this thread (at most the run's log bounds).
   // Every line reaches onLog once, in order, before the run's promise settles: lines still
   // on their way when the report arrives are delivered from the report's logs (`finish`).
-  #logCallback(onLog) {
-    if (onLog === undefined) return undefined;
+  // With an `observer` that has handlers, each line is also a `log` event.
+  #logCallback(onLog, observer) {
+    const events = observer !== undefined && observer.hasHandlers ? observer : undefined;
+    if (onLog === undefined && events === undefined) return undefined;
     let delivered = 0;
     let finished = false;
     const deliver = (runId, line) => {
       delivered += 1;
+      if (events !== undefined) events.log(line);
+      if (onLog === undefined) return;
       try {
         onLog(line, { level: levelOf(line), runId });
       } catch {
@@ -301,15 +362,16 @@ class IsolateExecutor {
   // Resolves with the native report. `outbound` (a handler, or null for no network) defaults to
   // the executor's globalOutbound. With `retain`, the report carries a handle id and
   // `onToolCall` is returned with it for the handle's later runs.
-  #run({ code, params, statements, namespaces, resultMode, dispatch, timeout, memoryLimitMb, faultInjection, outbound, retain, signal, onLog }) {
+  #run({ code, params, statements, namespaces, resultMode, dispatch, timeout, memoryLimitMb, faultInjection, outbound, retain, signal, onLog, onEvent, executionId, replay, secrets = null, onSecrets }) {
     this.#checkOpen();
     const handler = outbound === undefined ? this.#outbound : outbound;
-    const onToolCall = this.#toolCallback(dispatch, handler);
+    const onToolCall = this.#toolCallback(dispatch, handler, mergeSecrets(this.#secrets, secrets), onSecrets);
+    const observe = () => this.#observer(onEvent, resultMode === 'json' ? 'native' : 'cloudflare', executionId);
     // Checked first, before the source is copied into the native layer or anything is built
     // for the run (in the Cloudflare form, also before normalizeCode parses it: see
     // #sourceBreach()).
     const breach = this.#sourceBreach(code);
-    if (breach !== undefined) return Promise.resolve({ report: notStarted(breach), onToolCall });
+    if (breach !== undefined) return Promise.resolve({ report: unstarted(observe(), breach), onToolCall });
     const request = {
       code: statements === undefined ? unwrapProgram(code) : code,
       paramsJson: params,
@@ -321,29 +383,69 @@ class IsolateExecutor {
       // Help in messages about what the sandbox lacks: the native form (the Cloudflare form
       // keeps Cloudflare's texts).
       explain: resultMode === 'json',
-      runConfigJson: JSON.stringify({ resultMode, namespaces, outbound: handler !== null, modules: this.#modules }),
+      runConfigJson: undefined,
       timeout: checkNumber('timeout', timeout),
       memoryLimitMb: checkNumber('memoryLimitMb', memoryLimitMb),
       faultInjection,
       retain: retain === true,
     };
     const native = this.#native;
-    const onLine = this.#logCallback(onLog);
-    return runWithSignal(native, signal, () => this.#tracked(native.execute(request, onToolCall, onLine), onLine)).then((report) => ({ report, onToolCall }));
+    const start = (modules) => {
+      request.runConfigJson = JSON.stringify({ resultMode, namespaces, outbound: handler !== null, modules, replay });
+      return runWithSignal(native, signal, () => this.#start(observe(), onLog, signal, (onLine) => native.execute(request, onToolCall, onLine))).then((report) => ({ report, onToolCall }));
+    };
+    if (this.#packages === null) return start(this.#modules);
+    // The allowed packages the program imports, bundled (or from the cache) before it starts.
+    return this.#packages.modulesFor(request.code, this.#modules).then(({ modules }) => {
+      this.#checkOpen();
+      const all = { ...modules, ...this.#modules };
+      return start(Object.keys(all).length > 0 ? all : undefined);
+    }, (error) => {
+      if (!(error instanceof PackageError)) throw error;
+      return { report: unstarted(observe(), error.message, error.bound), onToolCall };
+    }).catch((error) => { throw fromNative(error); });
+  }
+
+  // The RunObserver of a run about to start (lib/events.js), or undefined when neither an
+  // onEvent nor a recording tracer watches it. Made where execute() was called, so its span's
+  // parent is the context active there.
+  #observer(onEvent, form, executionId) {
+    return RunObserver.for({
+      executorOnEvent: this.#onEvent, onEvent, tracing: this.#tracing, form, executionId, isolation: this.#isolation,
+    });
+  }
+
+  // Starts a run with `submit(onLine)` (the native execute or executeInHandle) and tracks it.
+  #start(observer, onLog, signal, submit) {
+    const onLine = this.#logCallback(onLog, observer);
+    let pending;
+    try {
+      pending = submit(onLine);
+    } catch (error) {
+      if (observer !== undefined) {
+        observer.queued(undefined);
+        observer.failed(error);
+      }
+      throw error;
+    }
+    return this.#tracked(pending, onLine, observer, signal);
   }
 
   // Marks a run live until its promise settles (see #liveRuns). With `onLine`, the run's last
-  // console lines reach onLog before the promise settles.
-  #tracked(pending, onLine) {
+  // console lines reach onLog before the promise settles; with `observer`, its last events.
+  #tracked(pending, onLine, observer, signal) {
     const live = this.#liveRuns;
     const runId = pending.runId;
-    live.add(runId);
+    live.set(runId, { observer, onLine });
+    if (observer !== undefined) observer.queued(runId);
     const tracked = pending.then((report) => {
       live.delete(runId);
       if (onLine !== undefined) onLine.finish(runId, report);
+      if (observer !== undefined) observer.ended(report, signal !== undefined && signal.aborted);
       return report;
     }, (error) => {
       live.delete(runId);
+      if (observer !== undefined) observer.failed(error);
       throw error;
     });
     tracked.runId = runId;
@@ -359,11 +461,12 @@ class IsolateExecutor {
   }
 
   // A further run in a retained isolate (see ExecutionHandle).
-  [RUN_IN_HANDLE](handleId, code, { timeout, signal, params, onLog }, onToolCall) {
+  [RUN_IN_HANDLE](handleId, code, { timeout, signal, params, onLog, onEvent }, onToolCall) {
     this.#checkOpen();
     const native = this.#native;
+    const observe = () => this.#observer(onEvent, 'native', undefined);
     const breach = this.#sourceBreach(code);
-    if (breach !== undefined) return Promise.resolve(shapeNativeReport(notStarted(breach)));
+    if (breach !== undefined) return Promise.resolve(shapeNativeReport(unstarted(observe(), breach)));
     const request = {
       handleId,
       code: unwrapProgram(code),
@@ -371,8 +474,22 @@ class IsolateExecutor {
       typescript: this.#typescript,
       timeout: checkNumber('timeout', timeout),
     };
-    const onLine = this.#logCallback(onLog);
-    return runWithSignal(native, signal, () => this.#tracked(native.executeInHandle(request, onToolCall, onLine), onLine)).then(shapeNativeReport);
+    return runWithSignal(native, signal, () => this.#start(observe(), onLog, signal, (onLine) => native.executeInHandle(request, onToolCall, onLine))).then(shapeNativeReport);
+  }
+
+  // The installed versions of the allowed packages a program imports (lib/packages.js).
+  [PACKAGE_VERSIONS](code) {
+    return this.#packages === null ? {} : this.#packages.versionsFor(unwrapProgram(code), this.#modules);
+  }
+
+  // The allowed packages that are installed, with their versions (lib/packages.js).
+  [INSTALLED_PACKAGES]() {
+    return this.#packages === null ? [] : this.#packages.installed();
+  }
+
+  // describe() for an allowed package's specifier (lib/packages.js), null for anything else.
+  [DESCRIBE_PACKAGE](specifier) {
+    return this.#packages === null ? Promise.resolve(null) : this.#packages.describe(specifier);
   }
 
   [DISPOSE_HANDLE](handleId) {
@@ -384,6 +501,9 @@ class IsolateExecutor {
       ...job,
       params: paramsJson(job.params, 'options.params'),
       onLog: checkOnLog(job.onLog, 'options.onLog'),
+      replay: checkReplay(job.replay, 'options.replay'),
+      secrets: checkSecrets(job.secrets, 'options.secrets'),
+      onEvent: checkOnEvent(job.onEvent, 'options.onEvent'),
     }).then(({ report }) => report);
   }
 
@@ -406,6 +526,7 @@ class IsolateExecutor {
       code,
       params: paramsJson(request.params, 'request.params'),
       onLog: checkOnLog(request.onLog, 'request.onLog'),
+      onEvent: checkOnEvent(request.onEvent, 'request.onEvent'),
       namespaces,
       resultMode: 'json',
       dispatch: answer,
@@ -413,6 +534,7 @@ class IsolateExecutor {
       memoryLimitMb: request.memoryLimitMb,
       faultInjection: typeof request.__faultInjection === 'string' ? request.__faultInjection : undefined,
       outbound: request.outbound === undefined ? undefined : checkOutbound(request.outbound, 'request.outbound'),
+      secrets: checkSecrets(request.secrets, 'request.secrets'),
       retain: request.retainHandles === true,
       signal: checkSignal(request.signal, 'request.signal'),
     }).then(({ report, onToolCall }) => {
@@ -542,6 +664,7 @@ class ExecutionHandle {
         signal: checkSignal(given.signal, 'options.signal'),
         params: paramsJson(given.params, 'options.params'),
         onLog: checkOnLog(given.onLog, 'options.onLog'),
+        onEvent: checkOnEvent(given.onEvent, 'options.onEvent'),
       };
       return this.#executor[RUN_IN_HANDLE](this.id, code, run, this.#onToolCall);
     } catch (error) {
@@ -582,12 +705,24 @@ class ExecutionHandle {
 // (NativeReport, src/api/report.rs), key for key and value for value, as
 // __test__/executor/surface.test.js checks: no resultJson, every phase at zero.
 const PHASES = ['queue', 'isolate', 'compile', 'run', 'toolWait'];
-function notStarted(error) {
+function notStarted(error, bound = 'maxCodeBytes') {
   return {
     logs: [], queuedMs: 0, runMs: 0, totalMs: 0, toolCalls: 0, heapUsedBytes: 0,
     phases: PHASES.map((name) => ({ name, durationMs: 0 })), cpuMs: 0, codeCacheHit: false,
-    error, errorKind: 'bound', errorBound: 'maxCodeBytes',
+    // A run refused before it started: a bound (`maxCodeBytes`, a package bound), or an import
+    // the host cannot serve (bound null: the program's own error).
+    error, errorKind: bound === null ? 'program' : 'bound', errorBound: bound,
   };
+}
+
+// The report of a run refused for its source size, told to its observer (queued, then ended).
+function unstarted(observer, breach, bound) {
+  const report = notStarted(breach, bound);
+  if (observer !== undefined) {
+    observer.queued(undefined);
+    observer.ended(report, false);
+  }
+  return report;
 }
 
 function shapeNativeReport(report) {

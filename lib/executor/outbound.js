@@ -36,26 +36,46 @@ async function readBounded(response, maxBytes) {
 }
 
 // Answers one outbound call: `messageJson` is { url, method, headers, body (base64 | null) }.
-async function handleOutbound(handler, messageJson, maxBodyBytes) {
+// `secrets` (a RunSecrets, or null) substitutes the `{{secret:NAME}}` placeholders the request
+// names, refusing hosts a secret is not allowed for, and redacts their values from the reply.
+// A request that carries a secret goes to the handler with redirect: 'manual', so a redirect
+// comes back to the program (whose next fetch is checked again) instead of being followed
+// with the secret on board.
+async function handleOutbound(handler, messageJson, maxBodyBytes, secrets = null) {
   try {
-    const message = JSON.parse(messageJson);
+    let message = JSON.parse(messageJson);
+    message.body = message.body === null ? null : Buffer.from(message.body, 'base64');
+    let used = [];
+    if (secrets !== null) ({ message, used } = await secrets.substitute(message));
     const init = { method: message.method, headers: message.headers };
-    if (message.body !== null) init.body = Buffer.from(message.body, 'base64');
+    if (message.body !== null) init.body = message.body;
+    if (used.length > 0) init.redirect = 'manual';
     const request = new Request(message.url, init);
     const response = typeof handler === 'function' ? await handler(request) : await handler.fetch(request);
     if (response === null || typeof response !== 'object' || typeof response.status !== 'number') {
       throw new Error('The outbound handler must return a Response');
     }
-    const body = await readBounded(response, maxBodyBytes);
+    if (secrets !== null) secrets.checkFinalUrl(used, response.url);
+    let body = await readBounded(response, maxBodyBytes);
+    let headers = response.headers ? [...response.headers] : [];
+    let statusText = response.statusText || '';
+    let url = response.url || message.url;
+    if (secrets !== null) {
+      if (body !== null) body = secrets.redactBytes(body);
+      headers = headers.map(([key, value]) => [secrets.redact(key), secrets.redact(value)]);
+      statusText = secrets.redact(statusText);
+      url = secrets.redact(url);
+    }
     return JSON.stringify({
       status: response.status,
-      statusText: response.statusText || '',
-      headers: response.headers ? [...response.headers] : [],
-      url: response.url || message.url,
+      statusText,
+      headers,
+      url,
       body: body === null ? null : body.toString('base64'),
     });
   } catch (error) {
-    return JSON.stringify({ error: messageOf(error) });
+    const text = messageOf(error);
+    return JSON.stringify({ error: secrets === null ? text : secrets.redact(text) });
   }
 }
 

@@ -3,16 +3,33 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { Executor, CodemodeRuntimeHandle } from '../index'
 
-export interface CodeMcpServerOptions {
-  /** The upstream server whose tools programs call as `codemode.<tool>(args)`. */
-  server: McpServer
+/** A connected MCP client (the SDK's `Client`, over any transport), as codeMcpServer uses it. */
+export interface McpClientLike {
+  listTools(params?: unknown, options?: unknown): Promise<{ tools: Array<{ name: string; description?: string; inputSchema: Record<string, unknown>; annotations?: Record<string, unknown> }> }>
+  callTool(params: { name: string; arguments?: Record<string, unknown> }, resultSchema?: unknown, options?: { signal?: AbortSignal; timeout?: number; maxTotalTimeout?: number }): Promise<unknown>
+}
+interface CodeMcpServerCommon {
   executor: Executor
   /** Replaces the description template (`{{types}}`, `{{example}}` are substituted). */
   description?: string
+  /** Bounds each upstream call, in milliseconds (default: the MCP SDK's, 60 000). */
+  callTimeoutMs?: number
 }
 /**
- * An MCP server with one `code` tool over every tool of `server`. Its annotations follow the
+ * Exactly one of: `server`, an in-process McpServer (its in-memory client is made once and
+ * shared, so one server may back a codeMcpServer per HTTP session); `client`, a connected MCP
+ * client over any transport (a server that runs elsewhere); `clients`, several by name, whose
+ * tool `t` of client `n` programs call as `codemode.n_t(args)`.
+ */
+export type CodeMcpServerOptions = CodeMcpServerCommon & (
+  | { server: McpServer; client?: never; clients?: never }
+  | { client: McpClientLike; server?: never; clients?: never }
+  | { clients: Record<string, McpClientLike>; server?: never; client?: never }
+)
+/**
+ * An MCP server with one `code` tool over every upstream tool. Its annotations follow the
  * upstream tools': read-only when every one is, destructive or open-world when any may be.
+ * Cancelling the `code` call cancels the program and the upstream calls it has in flight.
  */
 export declare function codeMcpServer(options: CodeMcpServerOptions): Promise<McpServer>
 
@@ -63,6 +80,16 @@ export interface RuntimeMcpServerOptions {
    * left paused (default 600 000 ms; the MCP SDK's own default would be 60 s).
    */
   elicitationTimeoutMs?: number
+  /**
+   * Runs each call of `code` (and `approve`) as `withRequest(extra, run)`: the host sets up what
+   * the run needs of the MCP request (its `extra.signal`, progress token) around `run()`.
+   */
+  /**
+   * Whether a connector's method only reads (a rollback answer lists its calls as "nothing to
+   * undo" instead of "still in force"). Without it every call without a revert stays in force.
+   */
+  readOnly?: (connector: string, method: string) => boolean
+  withRequest?: <T>(extra: { signal: AbortSignal; sendNotification: (n: any) => Promise<void>; _meta?: { progressToken?: string | number } }, run: () => Promise<T>) => Promise<T>
 }
 /**
  * The durable runtime as MCP tools: `code`, `pending`, `search`, `describe` (and `approve`,

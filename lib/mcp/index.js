@@ -113,22 +113,73 @@ function programHints(tools) {
   };
 }
 
+// The in-memory client of each wrapped McpServer: an McpServer connects to one transport only,
+// so one client is made per server and shared by every codeMcpServer over it (one per HTTP
+// session, say).
+const wrappedClients = new WeakMap();
+function wrappedClient(server) {
+  let client = wrappedClients.get(server);
+  if (client === undefined) {
+    const { Client, InMemoryTransport } = sdk();
+    client = (async () => {
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      await server.connect(serverSide);
+      const c = new Client({ name: 'codemode-proxy', version: '1.0.0' });
+      await c.connect(clientSide);
+      return c;
+    })();
+    wrappedClients.set(server, client);
+    client.catch(() => wrappedClients.delete(server));
+  }
+  return client;
+}
+
+// The upstream clients of codeMcpServer's options, as [prefix, client] pairs: `server` (an
+// in-process McpServer), `client` (a connected MCP client, any transport), or `clients` (several,
+// by name: their tools are named `<name>_<tool>`).
+async function upstreamClients({ server, client, clients }) {
+  const given = [server, client, clients].filter((x) => x !== undefined).length;
+  if (given !== 1) throw invalidArgument('codeMcpServer: pass exactly one of server (an McpServer), client (a connected MCP client) or clients ({ name: client })');
+  if (server !== undefined) return [['', await wrappedClient(server)]];
+  const isClient = (c) => c !== null && typeof c === 'object' && typeof c.callTool === 'function' && typeof c.listTools === 'function';
+  if (client !== undefined) {
+    if (!isClient(client)) throw invalidArgument('codeMcpServer: client must be a connected MCP client (callTool, listTools)');
+    return [['', client]];
+  }
+  if (clients === null || typeof clients !== 'object' || Object.keys(clients).length === 0) throw invalidArgument('codeMcpServer: clients must be an object of connected MCP clients by name');
+  return Object.entries(clients).map(([name, c]) => {
+    if (!isClient(c)) throw invalidArgument(`codeMcpServer: clients.${name} must be a connected MCP client (callTool, listTools)`);
+    return [`${name}_`, c];
+  });
+}
+
 /**
- * An MCP server with one `code` tool over every tool of `server` (an McpServer, reached
- * through an in-memory client): programs call them as `codemode.<tool>(args)`.
+ * An MCP server with one `code` tool over every tool of `server` (an McpServer, reached through
+ * an in-memory client), of `client` (a connected MCP client) or of `clients` (several by name;
+ * tool `t` of client `n` is `codemode.n_t`): programs call them as `codemode.<tool>(args)`.
+ * Cancelling the `code` call cancels the program and its calls in flight; `callTimeoutMs`
+ * bounds each upstream call (default: the SDK's, 60 s).
  */
-async function codeMcpServer({ server, executor, description }) {
-  const { McpServer, Client, InMemoryTransport, z } = sdk();
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'codemode-proxy', version: '1.0.0' });
-  await client.connect(clientSide);
-  const { tools } = await client.listTools();
+async function codeMcpServer({ server, client, clients, executor, description, callTimeoutMs }) {
+  const { McpServer, z } = sdk();
+  if (callTimeoutMs !== undefined && !(typeof callTimeoutMs === 'number' && callTimeoutMs > 0)) {
+    throw invalidArgument('codeMcpServer: callTimeoutMs must be a positive number of milliseconds');
+  }
+  const upstreams = await upstreamClients({ server, client, clients });
+  const tools = [];
   const descriptors = {};
   const fns = {};
-  for (const t of tools) {
-    descriptors[t.name] = { description: t.description, inputSchema: t.inputSchema };
-    fns[t.name] = async (args) => plainValue(await client.callTool({ name: t.name, arguments: args }));
+  // The signal of the code call now running each program's calls belong to (one per program).
+  for (const [prefix, c] of upstreams) {
+    for (const t of (await c.listTools()).tools) {
+      const name = `${prefix}${t.name}`;
+      tools.push({ ...t, name });
+      descriptors[name] = { description: t.description, inputSchema: t.inputSchema };
+      fns[name] = async (args, signal) => plainValue(await c.callTool({ name: t.name, arguments: args }, undefined, {
+        ...(signal ? { signal } : {}),
+        ...(callTimeoutMs !== undefined ? { timeout: callTimeoutMs, maxTotalTimeout: callTimeoutMs } : {}),
+      }));
+    }
   }
   const text = (description ?? MCP_TEMPLATE)
     .replace('{{types}}', generateTypesFromJsonSchema(descriptors))
@@ -138,7 +189,13 @@ async function codeMcpServer({ server, executor, description }) {
     description: text,
     inputSchema: { code: z.string().describe(CODE_FIELD) },
     annotations: programHints(tools),
-  }, async ({ code }) => executorAnswer(() => executor.execute(code, [{ name: 'codemode', fns }])));
+  }, async ({ code }, extra) => {
+    const signal = extra?.signal;
+    // Each call carries this request's signal, so a cancelled code call cancels them too.
+    const bound = {};
+    for (const [name, fn] of Object.entries(fns)) bound[name] = (args) => fn(args, signal);
+    return executorAnswer(() => executor.execute(code, [{ name: 'codemode', fns: bound }], signal ? { signal } : undefined));
+  });
   return proxy;
 }
 
@@ -351,15 +408,64 @@ function outcomeText(output, { approvalTools = false, note } = {}) {
   return `The run is paused: ${waiting}. ${note ? `${note} ` : ''}${next}\n\n${json}`;
 }
 
+// MCP content blocks a result may carry to the client as they are (not as JSON text).
+const CONTENT_TYPES = new Set(['text', 'image', 'audio', 'resource_link', 'resource']);
+const RESULT_KEYS = new Set(['content', 'structuredContent', 'isError', '_meta']);
+const isBlock = (c) => c !== null && typeof c === 'object' && CONTENT_TYPES.has(c.type);
+
+// The content blocks a program returned: `{ __mcpContent: [blocks] }`, or a tool result of
+// blocks as an upstream MCP tool gives it (`{ content: [blocks] }`); undefined otherwise.
+function returnedBlocks(result) {
+  if (result === null || typeof result !== 'object' || Array.isArray(result)) return undefined;
+  if (Array.isArray(result.__mcpContent) && result.__mcpContent.every(isBlock)) return result.__mcpContent;
+  if (Array.isArray(result.content) && result.content.length > 0 && result.content.every(isBlock) &&
+    Object.keys(result).every((key) => RESULT_KEYS.has(key)) && result.isError !== true) return result.content;
+  return undefined;
+}
+
+// A runtime outcome as one tool answer: its text, then, for a completed run whose program
+// returned content blocks, those blocks intact (the text says they follow).
+function outcomeAnswer(out, text) {
+  const blocks = out && out.status === 'completed' ? returnedBlocks(out.result) : undefined;
+  if (blocks === undefined) {
+    return { content: [{ type: 'text', text: text(out) }], ...(out && out.status === 'error' ? { isError: true } : {}) };
+  }
+  const kinds = blocks.map((b) => b.type).join(', ');
+  const shown = { ...out, result: `(${blocks.length} content block(s) follow this text: ${kinds})` };
+  return { content: [{ type: 'text', text: text(shown) }, ...blocks] };
+}
+
 // A runtime call as one tool answer: its outcome, or the thrown error as an MCP error.
 async function runtimeAnswer(run, text = outcomeText) {
   try {
-    const out = await run();
-    const error = out && out.status === 'error';
-    return { content: [{ type: 'text', text: text(out) }], ...(error ? { isError: true } : {}) };
+    return outcomeAnswer(await run(), text);
   } catch (error) {
     return failure(`Error: ${messageOf(error)}`);
   }
+}
+
+// What a rollback did, from its answer (or its error's): every call it found in force as
+// reverted, still in force (its tool has no revert) or failed (its revert threw). Calls the host
+// knows to be reads (an MCP tool's readOnlyHint) had no effect to undo.
+function rollbackReport(executionId, status, answered, thrown, readOnly) {
+  const calls = [...answered].sort((a, b) => a.seq - b.seq); // in the program's order
+  const name = (c) => `${c.connector}.${c.method} (seq ${c.seq})${c.inDoubt ? ', in doubt' : ''}`;
+  const isRead = (c) => c.fate === 'no_revert' && !c.inDoubt && readOnly !== undefined && readOnly(c.connector, c.method) === true;
+  const reverted = calls.filter((c) => c.fate === 'reverted').map(name);
+  const inForce = calls.filter((c) => c.fate === 'no_revert' && !isRead(c)).map(name);
+  const failed = calls.filter((c) => c.fate === 'revert_failed').map((c) => `${name(c)}: ${c.error}`);
+  const reads = calls.filter(isRead).map(name);
+  const lines = [];
+  if (reverted.length > 0) lines.push(`Reverted: ${reverted.join(', ')}.`);
+  if (inForce.length > 0) lines.push(`Still in force (no revert: their effect was not undone): ${inForce.join(', ')}.`);
+  if (failed.length > 0) lines.push(`Failed to revert (still in force): ${failed.join('; ')}.`);
+  if (reads.length > 0) lines.push(`Read only (nothing to undo): ${reads.join(', ')}.`);
+  if (thrown !== undefined) lines.push(`Nothing was reverted: ${messageOf(thrown)}`);
+  else if (lines.length === 0) lines.push('Nothing in force to undo.');
+  const complete = inForce.length === 0 && failed.length === 0 && thrown === undefined;
+  const head = complete ? `Rolled back execution ${executionId}` : `Rollback of execution ${executionId} is incomplete`;
+  const json = JSON.stringify({ executionId, status, reverted, leftInForce: [...inForce, ...failed], calls: answered }, null, 2);
+  return { content: [{ type: 'text', text: `${head} (the run's status: ${status}).\n${lines.join('\n')}\n\n${json}` }], ...(complete ? {} : { isError: true }) };
 }
 
 // What a person sees of a value in an approval form: all of it up to this many characters.
@@ -437,7 +543,7 @@ async function runAsking(runtime, server, code, extra, { approvalTools, elicitat
     }
     return answer(text(out, 'The person did not decide (the request was dismissed); it stays paused.'));
   }
-  return { content: [{ type: 'text', text: text(out) }], ...(out && out.status === 'error' ? { isError: true } : {}) };
+  return outcomeAnswer(out, text);
 }
 
 // A person has this long to answer an approval form (the SDK's own default is 60 s).
@@ -453,7 +559,12 @@ const ELICITATION_TIMEOUT_MS = 10 * 60_000;
  * call them. Registers them on `server` when given, else on a new McpServer (`name`, `version`),
  * which it returns.
  */
-function runtimeMcpServer({ runtime, server, name = 'codemode-runtime', version = '1.0.0', description, approvalTools = false, elicitationTimeoutMs = ELICITATION_TIMEOUT_MS }) {
+function runtimeMcpServer({ runtime, server, name = 'codemode-runtime', version = '1.0.0', description, approvalTools = false, elicitationTimeoutMs = ELICITATION_TIMEOUT_MS, withRequest, readOnly }) {
+  if (readOnly !== undefined && typeof readOnly !== 'function') throw invalidArgument('runtimeMcpServer: readOnly must be a function (connector, method) => boolean');
+  if (withRequest !== undefined && typeof withRequest !== 'function') throw invalidArgument('runtimeMcpServer: withRequest must be a function (extra, run) => run()');
+  // Runs a tool call that runs programs inside the host's context for the request (its signal,
+  // progress): `withRequest(extra, run)`.
+  const around = withRequest ?? ((_extra, run) => run());
   if (!runtime || typeof runtime.execute !== 'function' || typeof runtime.approve !== 'function') {
     throw invalidArgument('runtimeMcpServer: runtime must be a durable runtime (createCodemodeRuntime)');
   }
@@ -470,14 +581,14 @@ function runtimeMcpServer({ runtime, server, name = 'codemode-runtime', version 
     description: runtime.tool({ description }).description,
     inputSchema: { code: z.string().describe(CODE_FIELD) },
     annotations: EFFECTS,
-  }, async ({ code }, extra) => {
+  }, async ({ code }, extra) => around(extra, async () => {
     if (!canElicit(target)) return runtimeAnswer(() => runtime.execute({ code }), (out) => outcomeText(out, options));
     try {
       return await runAsking(runtime, target, code, extra, options);
     } catch (error) {
       return failure(`Error: ${messageOf(error)}`);
     }
-  });
+  }));
   target.registerTool('pending', {
     description: 'List the actions awaiting a person\'s approval (of one execution, or of every paused one), with their executionId and seq.',
     inputSchema: { executionId: executionId.optional() },
@@ -488,7 +599,7 @@ function runtimeMcpServer({ runtime, server, name = 'codemode-runtime', version 
       description: 'Approve the pending action (executionId and seq, as pending lists them) and continue the run; only a person\'s decision should call this.',
       inputSchema: { executionId, seq: seq.optional() },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-    }, async (args) => runtimeAnswer(() => runtime.approve(args), (out) => outcomeText(out, options)));
+    }, async (args, extra) => around(extra, () => runtimeAnswer(() => runtime.approve(args), (out) => outcomeText(out, options))));
     target.registerTool('reject', {
       description: 'Reject the pending action (executionId and seq), ending the run as rejected.',
       inputSchema: { executionId, seq },
@@ -498,10 +609,25 @@ function runtimeMcpServer({ runtime, server, name = 'codemode-runtime', version 
       description: 'Undo the actions of a finished run, newest first, through their connectors\' revert.',
       inputSchema: { executionId },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
-    }, async (args) => runtimeAnswer(async () => {
-      await runtime.rollback(args);
-      return runtime.execution(args.executionId);
-    }, (execution) => `Rolled back: the run is now ${execution ? execution.status : 'gone'}.`));
+    }, async (args) => {
+      let answer;
+      let thrown;
+      try {
+        answer = await runtime.rollback(args);
+      } catch (error) {
+        thrown = error;
+      }
+      try {
+        const execution = await runtime.execution(args.executionId);
+        if (execution === undefined) return failure(`Error: no execution "${args.executionId}"`);
+        // An incomplete rollback throws with every call's fate; one that tried nothing, without.
+        const calls = answer !== undefined ? answer.calls : (thrown && thrown.calls) || [];
+        const refused = thrown !== undefined && thrown.calls === undefined ? thrown : undefined;
+        return rollbackReport(args.executionId, execution.status, calls, refused, readOnly);
+      } catch (error) {
+        return failure(`Error: ${messageOf(thrown ?? error)}`);
+      }
+    });
   }
   target.registerTool('search', {
     description: 'Search the connectors\' methods and saved snippets by a query.',

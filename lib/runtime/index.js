@@ -19,7 +19,10 @@ const { storeAt, storeOn, RuntimeStore, leftInForceItem, isProgramGate } = requi
 const {
   SetupCache, loadSetup, eachConnector, runPass, callContext, missingConnectors, requiresMessage,
 } = require('./pass.js');
-const { searchConnectors, describeTarget } = require('./search.js');
+const { searchConnectors, describeWithPackages } = require('./search.js');
+const { EXECUTION_ID, checkOnEvent, emitTo } = require('../events.js');
+const { PACKAGE_VERSIONS, DESCRIBE_PACKAGE, INSTALLED_PACKAGES } = require('../packages.js');
+const { READS_PROGRAMS } = require('../cloudflare/normalize.js');
 
 const DEFAULT_RUNTIME_NAME = 'default';
 const DEFAULT_MAX_EXECUTIONS = 50;
@@ -60,6 +63,7 @@ class CodemodeRuntimeHandle {
   #leaseMs;
   #approveProgram;
   #recoverTimer;
+  #onEvent;
 
   constructor(options) {
     this.#connectors = options.connectors;
@@ -70,6 +74,7 @@ class CodemodeRuntimeHandle {
     this.#transformResult = options.transformResult;
     this.#leaseMs = options.leaseMs;
     this.#approveProgram = options.approveProgram;
+    this.#onEvent = options.onEvent;
     this.#setup = new SetupCache(this.#connectors);
     if (options.recoverEvery !== undefined) {
       this.#recoverTimer = setInterval(() => {
@@ -77,6 +82,47 @@ class CodemodeRuntimeHandle {
       }, options.recoverEvery);
       this.#recoverTimer.unref();
     }
+  }
+
+  // Delivers one of the runtime's events (lib/events.js) to its onEvent.
+  #emit(event) {
+    if (this.#onEvent !== undefined) emitTo([this.#onEvent], { at: Date.now(), ...event });
+  }
+
+  // The executor as a pass of `executionId` sees it: each run names its execution (in its
+  // events and its span, linking the passes of one run) and reports to the runtime's onEvent.
+  #executorFor(executionId) {
+    const executor = this.#executor;
+    const onEvent = this.#onEvent;
+    return {
+      execute(code, providers, options) {
+        return executor.execute(code, providers, { ...options, onEvent, [EXECUTION_ID]: executionId });
+      },
+      get [READS_PROGRAMS]() {
+        return executor[READS_PROGRAMS];
+      },
+      [PACKAGE_VERSIONS](code) {
+        return typeof executor[PACKAGE_VERSIONS] === 'function' ? executor[PACKAGE_VERSIONS](code) : {};
+      },
+      [DESCRIBE_PACKAGE](specifier) {
+        return typeof executor[DESCRIBE_PACKAGE] === 'function' ? executor[DESCRIBE_PACKAGE](specifier) : Promise.resolve(null);
+      },
+    };
+  }
+
+  // Runs passes over the run (pass.js) and tells onEvent how the last one left it.
+  async #runPass(executionId, code, setup, facet, execution) {
+    const outcome = await runPass(executionId, code, setup, facet, this.#executorFor(executionId), this.#passOptions(execution));
+    this.#passEnded(outcome);
+    return outcome;
+  }
+
+  #passEnded(outcome) {
+    if (this.#onEvent === undefined) return;
+    const executionId = outcome.executionId;
+    if (outcome.status === 'paused') this.#emit({ type: 'execution.paused', executionId, pending: pendingSummary(outcome.pending) });
+    else if (outcome.status === 'completed') this.#emit({ type: 'execution.completed', executionId });
+    else this.#emit({ type: 'execution.failed', executionId, error: outcome.error });
   }
 
   // `gated`: the run's log starts with its program awaiting approval (see #gates).
@@ -127,6 +173,13 @@ class CodemodeRuntimeHandle {
     return this.#facet;
   }
 
+  // The executor's allowed, installed packages ([] for an executor without them, or not this
+  // package's).
+  #installedPackages() {
+    const installed = this.#executor?.[INSTALLED_PACKAGES];
+    return typeof installed === 'function' ? installed.call(this.#executor) : [];
+  }
+
   /** The AI SDK tool: `{ description, inputSchema, execute, toModelOutput }` (docs/cloudflare-compat.md §9). */
   tool(options) {
     options = options || {};
@@ -135,7 +188,7 @@ class CodemodeRuntimeHandle {
     // Loaded once per tool object (§6.8), by the same policy as the handle's.
     const setup = new SetupCache(this.#connectors);
     const tool = {
-      description: buildDescription(this.#connectors, options.description, options.connectorHints, approvals),
+      description: buildDescription(this.#connectors, options.description, options.connectorHints, approvals, this.#installedPackages()),
       inputSchema: codeInputSchema,
       execute: async (input) => this.#execute(facet, input && input.code, setup),
       toModelOutput: ({ output } = {}) => toModelOutput(output),
@@ -157,8 +210,12 @@ class CodemodeRuntimeHandle {
     const begun = await facet.begin(code, connectorNames, this.#maxExecutions, this.#leaseMs, idempotencyKey, gated);
     if (begun.existing) return recordedOutcome(facet, begun.id);
     // Begun paused on its program: nothing of it runs before an approval.
-    if (gated) return { status: 'paused', executionId: begun.id, pending: await facet.listPending(begun.id) };
-    return runPass(begun.id, code, setup, facet, this.#executor, this.#passOptions());
+    if (gated) {
+      const paused = { status: 'paused', executionId: begun.id, pending: await facet.listPending(begun.id) };
+      this.#passEnded(paused);
+      return paused;
+    }
+    return this.#runPass(begun.id, code, setup, facet);
   }
 
   // A keyed run whose holder died on this host is orphaned now, so the retry that names its
@@ -191,7 +248,7 @@ class CodemodeRuntimeHandle {
 
   async describe(target) {
     const setup = await this.#setup.get();
-    return describeTarget(target, setup.descriptions, await this.#store().snippets());
+    return describeWithPackages(target, setup.descriptions, await this.#store().snippets(), this.#executor);
   }
 
   async pending(executionId) {
@@ -225,7 +282,10 @@ class CodemodeRuntimeHandle {
     if (resumed.kind !== 'resumed') {
       return { status: 'error', executionId, error: await refusal(facet, executionId, resumed, seq) };
     }
-    return runPass(executionId, execution.code, setup, facet, this.#executor, this.#passOptions(execution));
+    const approved = { type: 'execution.approved', executionId };
+    if (seq !== undefined) approved.seq = Number(seq);
+    this.#emit(approved);
+    return this.#runPass(executionId, execution.code, setup, facet, execution);
   }
 
   // Runs `attempt` (a store operation answering `leased` while the pass that paused the run
@@ -250,6 +310,7 @@ class CodemodeRuntimeHandle {
     const id = String(executionId);
     const outcome = await this.#whenUnheld(facet, id, () => facet.reject(id, Number(seq)));
     const rejected = outcome === 'rejected';
+    if (rejected) this.#emit({ type: 'execution.rejected', executionId: id, seq: Number(seq) });
     if (rejected) await eachConnector(this.#connectors, (c) => c.disposeExecution(executionId, 'rejected'));
     return rejected;
   }
@@ -269,9 +330,11 @@ class CodemodeRuntimeHandle {
    * is tried; the run is marked rolled back when at least one was reverted (the contract's
    * rule), and what could not be reverted (a failed revert, a call in doubt whose tool has no
    * revert) is data: recorded on its entry, listed in the execution's `leftInForce`, and in the
-   * answer. Resolves `{ reverted, leftInForce: [] }`; throws after trying all when something
-   * failed, naming each, with `reverted` and `leftInForce` on the error. A run that a pass holds
-   * is refused.
+   * answer. Resolves `{ reverted, leftInForce: [], calls }`; throws after trying all when
+   * something failed, naming each, with `reverted`, `leftInForce` and `calls` on the error.
+   * `calls` names the fate of every call it found in force, newest first: `reverted`,
+   * `no_revert` (its tool has no revert: its effect stays) or `revert_failed` (with `error`).
+   * A run that a pass holds is refused.
    */
   async rollback({ executionId } = {}) {
     const facet = this.#store();
@@ -284,6 +347,15 @@ class CodemodeRuntimeHandle {
     let reverted = 0;
     const failures = [];
     const leftInForce = [];
+    // Every call found in force, with its fate (the program's own gate is not a call).
+    const calls = [];
+    const fate = (entry, what, error) => {
+      if (isProgramGate(entry)) return;
+      const call = { seq: entry.seq, connector: entry.connector, method: entry.method, fate: what };
+      if (error !== undefined) call.error = error;
+      if (entry.state !== 'applied') call.inDoubt = true;
+      calls.push(call);
+    };
     const failed = (entry, message, error) => {
       failures.push(message);
       leftInForce.push(leftInForceItem(entry, error));
@@ -292,6 +364,7 @@ class CodemodeRuntimeHandle {
       const inDoubt = entry.state !== 'applied';
       const connector = byName.get(entry.connector);
       if (connector === undefined) {
+        fate(entry, 'revert_failed', 'its connector is not configured here');
         if (inDoubt) failed(entry, `${entry.connector}.${entry.method} (step ${entry.seq}, in doubt): its connector is not configured here`, 'its connector is not configured here');
         continue;
       }
@@ -301,10 +374,13 @@ class CodemodeRuntimeHandle {
         if (await connector.revertAction(entry.method, entry.args, inDoubt ? undefined : entry.result, ctx)) {
           await facet.markReverted(executionId, entry.seq);
           reverted++;
-        } else if (inDoubt) {
-          failed(entry, `${entry.connector}.${entry.method} (step ${entry.seq}, in doubt): it has no revert, and its effect may be in force`, 'it has no revert, and its effect may be in force');
+          fate(entry, 'reverted');
+        } else {
+          fate(entry, 'no_revert');
+          if (inDoubt) failed(entry, `${entry.connector}.${entry.method} (step ${entry.seq}, in doubt): it has no revert, and its effect may be in force`, 'it has no revert, and its effect may be in force');
         }
       } catch (error) {
+        fate(entry, 'revert_failed', messageOf(error));
         failed(entry, `${entry.connector}.${entry.method}: ${messageOf(error)}`, messageOf(error));
       }
     }
@@ -318,9 +394,12 @@ class CodemodeRuntimeHandle {
       const error = new CodemodeExecutorError(CODES.ROLLBACK_INCOMPLETE, `Rollback reverted ${reverted} action(s) but ${failures.length} failed: ${failures.join('; ')}`);
       error.reverted = reverted;
       error.leftInForce = leftInForce;
+      error.calls = calls;
+      this.#emit({ type: 'execution.rolledBack', executionId: String(executionId), reverted, leftInForce: leftInForce.length, error: error.message });
       throw error;
     }
-    return { reverted, leftInForce };
+    this.#emit({ type: 'execution.rolledBack', executionId: String(executionId), reverted, leftInForce: 0 });
+    return { reverted, leftInForce, calls };
   }
 
   /**
@@ -340,7 +419,7 @@ class CodemodeRuntimeHandle {
       const execution = await facet.getExecution(run.id);
       if (execution === undefined || missingConnectors(execution.connectors, names).length > 0) continue;
       if (!(await facet.claim(run.id, this.#leaseMs))) continue; // another process took it first
-      outcomes.push(await runPass(run.id, execution.code, setup, facet, this.#executor, this.#passOptions(execution)));
+      outcomes.push(await this.#runPass(run.id, execution.code, setup, facet, execution));
     }
     return outcomes;
   }
@@ -409,6 +488,18 @@ async function recordedOutcome(facet, id) {
   }
 }
 
+// What awaits approval, as an event tells it (no arguments: they can be large).
+function pendingSummary(pending) {
+  return (pending || []).map((p) => {
+    const item = { seq: p.seq };
+    if (p.connector !== undefined) item.connector = p.connector;
+    if (p.method !== undefined) item.method = p.method;
+    if (p.kind !== undefined) item.kind = p.kind;
+    if (p.inDoubt) item.inDoubt = true;
+    return item;
+  });
+}
+
 // Why an approval was refused, naming what waits now.
 async function refusal(facet, executionId, resumed, seq) {
   switch (resumed.kind) {
@@ -436,7 +527,7 @@ async function refusal(facet, executionId, resumed, seq) {
  */
 // The options createCodemodeRuntime reads; Cloudflare's `ctx` (the Durable Object's state, which
 // `path` or `store` replaces here) is accepted and ignored so that code written for Workers passes it.
-const RUNTIME_OPTIONS = ['executor', 'connectors', 'name', 'path', 'store', 'maxExecutions', 'transformResult', 'leaseMs', 'recoverEvery', 'durability', 'approveProgram'];
+const RUNTIME_OPTIONS = ['executor', 'connectors', 'name', 'path', 'store', 'maxExecutions', 'transformResult', 'leaseMs', 'recoverEvery', 'durability', 'approveProgram', 'onEvent'];
 const CLOUDFLARE_ONLY_RUNTIME_OPTIONS = ['ctx'];
 // A PostgreSQL store's settings (ranges and defaults: src/store/postgres.rs PgSettings).
 const POSTGRES_STORE_OPTIONS = ['url', 'maxConnections', 'connectTimeoutMs', 'statementTimeoutMs', 'schema', 'ca'];
@@ -495,7 +586,9 @@ function createCodemodeRuntime(options = {}) {
   if (approveProgram !== undefined && typeof approveProgram !== 'boolean' && typeof approveProgram !== 'function') {
     throw invalidArgument('createCodemodeRuntime: approveProgram must be true, false or a function of { code, connectors }');
   }
+  const onEvent = checkOnEvent(options.onEvent, 'createCodemodeRuntime: onEvent');
   return new CodemodeRuntimeHandle({
+    onEvent,
     approveProgram,
     leaseMs,
     openStore: storeOpener(options),

@@ -52,10 +52,23 @@ function connectorName(connector) {
   return typeof connector === 'string' ? connector : connector.name();
 }
 
+// The section a description gains when the executor allows npm packages (a Node addition: the
+// model cannot otherwise know what it may import, nor that describe() gives their types).
+function packagesSection(packages) {
+  if (packages.length === 0) return [];
+  return [
+    '',
+    '## Packages',
+    '',
+    'Programs may also import these npm packages (`import { x } from "name"`, or `await import("name")`); `codemode.describe("name")` (or a subpath, such as `"name/sub"`) returns their TypeScript declarations:',
+    ...packages.map(({ name, version }) => `- \`${name}\` ${version}`),
+  ];
+}
+
 // The tool description (docs/cloudflare-compat.md §9.1). A non-empty custom description is used as it is (the
 // hints are then ignored); otherwise the fixed text lists the connectors, each with its hint
-// when `connectorHints[name]` is a non-empty string.
-function buildDescription(connectorNames, customDescription, connectorHints, approvals) {
+// when `connectorHints[name]` is a non-empty string, and then the allowed packages, if any.
+function buildDescription(connectorNames, customDescription, connectorHints, approvals, packages = []) {
   if (customDescription) return customDescription;
   const names = connectorNames.map(connectorName);
   const globals = names.map((name) => `\`${name}\``).join(', ');
@@ -65,7 +78,7 @@ function buildDescription(connectorNames, customDescription, connectorHints, app
   });
   // A function replacement, so a `$` in a connector name is taken literally.
   const fixed = DESCRIPTION_LINES.map((line) => (approvals === 'ai-sdk' && line === PAUSED_LINE ? AI_SDK_PAUSED_LINE : line.replace('<globals>', () => globals)));
-  return [...fixed, list.join('\n')].join('\n');
+  return [...fixed, list.join('\n'), ...packagesSection(packages)].join('\n');
 }
 
 // What `jsonSchema.input()` and `.output()` describe: an object with one string `code`.

@@ -4,11 +4,15 @@
 // outcome read back from storage. Also the one cache policy for connector setup (SetupCache).
 
 const { durableConstants } = require('../native.js');
-const { functionExpression } = require('../cloudflare/normalize.js');
+const { createHash } = require('node:crypto');
+const { functionExpression, READS_PROGRAMS } = require('../cloudflare/normalize.js');
 const { runCode } = require('../cloudflare/run-code.js');
 const { messageOf } = require('../util.js');
 const { PROGRAM_GATE } = require('./store.js');
-const { searchConnectors, describeTarget } = require('./search.js');
+const { searchConnectors, describeWithPackages } = require('./search.js');
+const { DeliveryOrder } = require('./delivery.js');
+const { PACKAGE_VERSIONS } = require('../packages.js');
+const { CodemodeExecutorError, CODES } = require('../errors.js');
 
 // The step connector's name comes from the store (src/store), the control markers from the
 // codec both sides load.
@@ -106,12 +110,22 @@ function track(pass, call) {
 // Waits until every call the pass started has settled (its result recorded, or its failure
 // reported), calls started meanwhile included.
 async function callsEnded(pass) {
-  while (pass.inFlight.size > 0) await Promise.allSettled([...pass.inFlight]);
+  while (pass.inFlight.size > 0) await Promise.allSettled(pass.inFlight);
+}
+
+// Hands a recorded result to the program in its turn (lib/runtime/delivery.js), with the time it
+// was recorded, which becomes the program's clock (the sandbox takes the value out of the
+// marker) when the pass replays deterministically. `delivery`: { ordinal, at }, or undefined
+// for a result that is not recorded.
+async function handOver(pass, delivery, value) {
+  await pass.order.turn(delivery === undefined ? undefined : delivery.ordinal);
+  if (delivery === undefined || !pass.replays) return value;
+  return { [CONTROL_KEY]: 'value', value, at: delivery.at };
 }
 
 // Connector bindings for one pass: each call takes the next seq, asks the store, and runs,
-// replays or pauses. A binding never rejects: failures become the error marker, and a store that
-// cannot be reached pauses the program and is kept in `pass.storeFault`. Calls under way are
+// replays or pauses; results reach the program in the order the store recorded them. A binding
+// never rejects: failures become the error marker, and a store that cannot be reached pauses the program and is kept in `pass.storeFault`. Calls under way are
 // kept in `pass.inFlight`: the pass answers, and lets the run go, only once they have ended and
 // been recorded, however it ends (issue 33).
 function connectorBindings(setup, facet, id, cursor, pass) {
@@ -119,27 +133,46 @@ function connectorBindings(setup, facet, id, cursor, pass) {
     name: description.name,
     binding: {
       callTool: (method, args) => track(pass, (async () => {
+        // The place of a result recorded by an earlier pass, once decided.
+        let place;
         try {
           const seq = cursor.next();
           const annotation = setup.annotations.get(`${description.name}.${method}`) || {};
           const decision = await facet.decide(id, seq, description.name, method, args, annotation.requiresApproval === true, annotation.replay === 'reexecute', annotation.idempotent === true);
-          if (decision.kind === 'replay') return decision.result;
+          place = decision.delivery;
+          pass.order.reached(place && place.ordinal);
+          if (decision.kind === 'replay') return await handOver(pass, decision.delivery, decision.result);
           if (decision.kind === 'pause') return { [CONTROL_KEY]: 'pause' };
           const connector = setup.connectorsByName.get(description.name);
-          const result = await connector.executeTool(method, args, callContext(id, seq));
-          await facet.recordResult(id, seq, description.name, method, result);
-          return result;
+          // A copy of a secret's value in the result is redacted before it is recorded: the
+          // durable log, its replays and everything read from it only hold the placeholder.
+          const result = redactSecrets(pass, await connector.executeTool(method, args, callContext(id, seq)));
+          // A read re-executed on every pass keeps the place it took first.
+          const delivery = await facet.recordResult(id, seq, description.name, method, result);
+          place = undefined;
+          return await handOver(pass, delivery ?? decision.delivery, result);
         } catch (error) {
+          if (place !== undefined) pass.order.passOver(place.ordinal);
           if (storeUnreachable(error)) {
             pass.storeFault ??= error;
             return { [CONTROL_KEY]: 'pause' };
           }
-          console.error(`codemode: ${description.name}.${method} failed (execution ${id})`, error);
-          return { [CONTROL_KEY]: 'error', message: messageOf(error) };
+          const shown = redactSecrets(pass, error);
+          console.error(`codemode: ${description.name}.${method} failed (execution ${id})`, shown);
+          return { [CONTROL_KEY]: 'error', message: messageOf(shown) };
         }
       })()),
     },
   }));
+}
+
+// `value` with the values of the secrets the pass's runs know replaced by their placeholders
+// (lib/executor/secrets.js): each run of the pass (the program's, a snippet's) reports its
+// secrets when it starts.
+function redactSecrets(pass, value) {
+  let out = value;
+  for (const secrets of pass.secrets) out = secrets.redactValue(out);
+  return out;
 }
 
 // What a tool's execute and revert are told about the call: the same on every pass of the
@@ -166,7 +199,7 @@ function platformProvider(setup, bindings, facet, executor, id, cursor, pass) {
     prelude: STEP_PRELUDE,
     fns: {
       search: async (query) => searchConnectors(String(query), setup.descriptions, await facet.snippets()),
-      describe: async (target) => describeTarget(String(target), setup.descriptions, await facet.snippets()),
+      describe: async (target) => describeWithPackages(String(target), setup.descriptions, await facet.snippets(), executor),
       // Tracked as the pass's calls are: a snippet's run is a program of its own, whose calls
       // must not start after the pass has ended.
       run: (...args) => track(pass, (async () => {
@@ -176,15 +209,25 @@ function platformProvider(setup, bindings, facet, executor, id, cursor, pass) {
         const missing = missingConnectors(snippet.connectors, new Set(setup.connectorsByName.keys()));
         if (missing.length > 0) return { error: requiresMessage(`Snippet "${args[0]}"`, missing) };
         const code = `async () => {\n  const snippet = (${functionExpression(snippet.code)});\n  return await snippet(${JSON.stringify(args[1])});\n}`;
-        const output = await runCode({ code, executor, providers: [provider], connectors: bindings });
+        const output = await runCode({ code, executor, providers: [provider], connectors: bindings, onSecrets: pass.onSecrets });
         return output.result;
       })()),
       // A step is run again when an earlier pass left it unrecorded (its function threw, or the
       // pass died): it has no effect outside the program, so it is never a call in doubt.
-      __stepDecide: (name) => track(pass, stepStore(pass, () => facet.decide(id, cursor.next(), STEP_CONNECTOR, String(name), undefined, false, false, true))),
+      // Both answer in the step's turn in the delivery order: a replayed step's value, or the
+      // word that a fresh one was recorded.
+      __stepDecide: (name) => track(pass, (async () => {
+        const decision = await stepStore(pass, () => facet.decide(id, cursor.next(), STEP_CONNECTOR, String(name), undefined, false, false, true));
+        if (decision.kind === 'replay') {
+          pass.order.reached(decision.delivery && decision.delivery.ordinal);
+          await handOver(pass, decision.delivery);
+        }
+        return { kind: decision.kind, seq: decision.seq, result: decision.result };
+      })()),
       __stepRecord: (seq, value, name) => track(pass, (async () => {
         const recorded = await stepStore(pass, () => facet.recordResult(id, Number(seq), STEP_CONNECTOR, String(name), value));
-        if (recorded !== undefined) throw new Error(PAUSE_SENTINEL);
+        if (recorded !== undefined && recorded.kind === 'pause') throw new Error(PAUSE_SENTINEL);
+        await handOver(pass, recorded);
         return true;
       })()),
     },
@@ -204,12 +247,65 @@ async function applyTransform(transformResult, result) {
 
 // Whether a gated run's program may run now: the store decides its seq 0 (approved since it
 // paused: recorded as applied; replayed on later passes; still waiting: no).
-async function programApproved(facet, id, cursor, code) {
+// Its place in the delivery order is passed over: the program never receives it. Resolves
+// undefined while it waits, else the approval's place ({ ordinal, at }; null if it has none).
+async function programApproved(facet, id, cursor, code, order) {
   const seq = cursor.next();
   const decision = await facet.decide(id, seq, PROGRAM_GATE.connector, PROGRAM_GATE.method, { code }, true, false, false);
+  if (decision.kind === 'pause') return undefined;
+  let delivery = decision.delivery;
+  if (decision.kind === 'execute') delivery = await facet.recordResult(id, seq, PROGRAM_GATE.connector, PROGRAM_GATE.method, true);
+  if (delivery === undefined) return null;
+  order.passOver(delivery.ordinal);
+  return delivery;
+}
+
+// The step that holds the versions of the allowed packages a run's program imports.
+const PACKAGES_STEP = '#packages';
+
+// Every pass imports the package versions the run's program began with: the first records the
+// installed versions of the allowed packages the program imports (a step, just before the
+// program runs: a run that imports none records nothing), later passes compare. A different
+// version (or none installed) throws ERR_PACKAGE_VERSION naming each package and both
+// versions: the run is kept for recover() (see KEEPS_RUN). Resolves false when the store
+// cannot be reached (kept in `pass.storeFault`: the program does not run).
+async function samePackages(facet, id, cursor, code, executor, pass) {
+  if (typeof executor[PACKAGE_VERSIONS] !== 'function') return true;
+  const installed = executor[PACKAGE_VERSIONS](code);
+  if (Object.keys(installed).length === 0) return true;
+  // A run begun before versions were recorded has a call where the step would go: it is
+  // replayed as it was, unchecked, rather than taken for a divergence.
+  const execution = await stepStore(pass, () => facet.getExecution(id));
+  if (execution === undefined || execution.kind === 'pause') return false;
+  const there = (execution.log || []).find((entry) => entry.seq === cursor.peek());
+  if (there !== undefined && !(there.connector === STEP_CONNECTOR && there.method === PACKAGES_STEP)) return true;
+  const seq = cursor.next();
+  const decision = await stepStore(pass, () => facet.decide(id, seq, STEP_CONNECTOR, PACKAGES_STEP, undefined, false, false, true));
   if (decision.kind === 'pause') return false;
-  if (decision.kind === 'execute') await facet.recordResult(id, seq, PROGRAM_GATE.connector, PROGRAM_GATE.method, true);
+  let delivery = decision.delivery;
+  if (decision.kind === 'execute') {
+    delivery = await stepStore(pass, () => facet.recordResult(id, seq, STEP_CONNECTOR, PACKAGES_STEP, installed));
+    if (delivery !== undefined && delivery.kind === 'pause') return false;
+  }
+  // The program never receives this step's result.
+  if (delivery !== undefined && delivery !== null) pass.order.passOver(delivery.ordinal);
+  if (decision.kind !== 'replay') return true;
+  const recorded = decision.result !== null && typeof decision.result === 'object' ? decision.result : {};
+  const changed = Object.keys(recorded).sort()
+    .filter((name) => installed[name] !== recorded[name])
+    .map((name) => `${name} ${recorded[name]} when it began, ${typeof installed[name] === 'string' ? `${installed[name]} installed now` : 'not installed (or not allowed) now'}`);
+  if (changed.length > 0) {
+    throw new CodemodeExecutorError(CODES.PACKAGE_VERSION, `This run's program imports other package versions than it began with: ${changed.join('; ')}. Install the recorded versions again and resume it with recover(), or reject it`);
+  }
   return true;
+}
+
+// How the program's clock and randomness repeat on every pass (src/sandbox/bootstrap.js): the
+// run's seed (a run begun before seeds were stored: one derived from its id), and the clock at
+// the program's start.
+function replayOptions(id, plan) {
+  const seed = plan.seed ?? createHash('sha256').update(`codemode replay seed ${id}`).digest('hex');
+  return { seed, start: plan.start };
 }
 
 // How long a pass waits, once its program has ended, for calls it started that are still
@@ -233,6 +329,9 @@ function drainedWithin(ended, ms) {
 // Faults of the machinery, not of the program: the run goes back to where it was (running, held
 // by nobody) and is retried, instead of being ended by them.
 const MACHINERY_FAULTS = new Set(['ERR_WORKER_LOST', 'ERR_QUEUE_FULL', 'ERR_DISPOSED']);
+// Faults that keep the run as they find it, as the machinery's do, but that a retry at once
+// would meet again: the host's installed packages differ from the run's (samePackages).
+const KEEPS_RUN = new Set([...MACHINERY_FAULTS, CODES.PACKAGE_VERSION]);
 // Passes tried at once after a machinery fault before the run is left for recover().
 const MACHINERY_RETRIES = 2;
 
@@ -245,15 +344,19 @@ async function runPass(id, code, setup, facet, executor, options) {
   for (let attempt = 0; ; attempt++) {
     const outcome = await onePass(id, code, setup, facet, executor, options);
     // A store that cannot be reached now would not be reached by a retry at once either.
-    if (outcome.interrupted === undefined || outcome.interrupted === STORE_UNAVAILABLE || attempt >= MACHINERY_RETRIES) return outcome;
+    if (outcome.interrupted === undefined || !MACHINERY_FAULTS.has(outcome.interrupted) || attempt >= MACHINERY_RETRIES) return outcome;
     if (!(await facet.claim(id, options.leaseMs))) return outcome; // another process took it up
   }
 }
 
 async function onePass(id, code, setup, facet, executor, { leaseMs, transformResult, gated }) {
   let n = 0;
-  const cursor = { next: () => n++ };
-  const pass = { inFlight: new Set(), storeFault: undefined };
+  const cursor = { next: () => n++, peek: () => n };
+  // `order`: the delivery order (replaced once the run's plan is read); `replays`: whether the
+  // executor is this package's, whose sandbox replays time and randomness.
+  // `secrets`: the RunSecrets of the pass's runs, which `onSecrets` collects (redactSecrets).
+  const pass = { inFlight: new Set(), storeFault: undefined, order: new DeliveryOrder(0), replays: executor[READS_PROGRAMS] === true, secrets: [] };
+  pass.onSecrets = (secrets) => pass.secrets.push(secrets);
   const bindings = connectorBindings(setup, facet, id, cursor, pass);
   const provider = platformProvider(setup, bindings, facet, executor, id, cursor, pass);
   const connectors = [...setup.connectorsByName.values()];
@@ -277,8 +380,20 @@ async function onePass(id, code, setup, facet, executor, { leaseMs, transformRes
     try {
       // A gated run's program is its first action (seq 0): decided like a call, so it runs only
       // once approved, and a later pass replays the approval. Paused, the program does not run.
-      if (gated !== true || (await programApproved(facet, id, cursor, code))) {
-        output = await runCode({ code, executor, providers: [provider], connectors: bindings });
+      const plan = await facet.replayPlan(id);
+      if (plan !== undefined) pass.order = new DeliveryOrder(plan.places);
+      const approval = gated === true ? await programApproved(facet, id, cursor, code, pass.order) : null;
+      if (approval !== undefined && await samePackages(facet, id, cursor, code, executor, pass)) {
+        // Approved in this very pass: the plan read before did not have the approval's time,
+        // which later passes take as the program's start (replay_plan), so this one does too.
+        if (plan !== undefined && approval !== null && approval.at > plan.start) plan.start = approval.at;
+        const replay = pass.replays && plan !== undefined ? replayOptions(id, plan) : undefined;
+        try {
+          output = await runCode({ code, executor, providers: [provider], connectors: bindings, replay, onSecrets: pass.onSecrets });
+        } finally {
+          // The program has ended: results still waiting for their turn go (to nobody).
+          pass.order.close();
+        }
       }
     } catch (error) {
       threw = error;
@@ -295,7 +410,7 @@ async function onePass(id, code, setup, facet, executor, { leaseMs, transformRes
       if (drained) return facet.release(id);
       allEnded.then(() => facet.release(id)).catch(() => {});
     };
-    const fault = pass.storeFault ?? (threw !== undefined && MACHINERY_FAULTS.has(threw.code) ? threw : undefined);
+    const fault = pass.storeFault ?? (threw !== undefined && KEEPS_RUN.has(threw.code) ? threw : undefined);
     // The stored status is the source of truth, not what the program threw.
     let execution;
     try {

@@ -12,6 +12,7 @@
 
 const { sanitizeToolName } = require('../cloudflare/names.js');
 const { generateTypesFromJsonSchema } = require('../cloudflare/schema-types.js');
+const { DESCRIBE_PACKAGE, PackageError } = require('../packages.js');
 
 // At most this many results come back; `total` still counts every match.
 const SEARCH_RESULT_LIMIT = 50;
@@ -187,6 +188,16 @@ function renderMethodTypes(method, descriptors) {
 
 // describe(target) → { path, description?, requiresApproval?, types, kind } (docs/cloudflare-compat.md §11.2).
 function describeTarget(target, descriptions, snippets) {
+  return findTarget(target, descriptions, snippets) ?? notFound(target);
+}
+
+// What describe answers for a target nothing has.
+function notFound(target) {
+  return { path: target, description: undefined, types: `"${target}" not found.`, kind: 'method' };
+}
+
+// The snippet, connector or method `target` names, described; undefined when none does.
+function findTarget(target, descriptions, snippets) {
   const snippet = snippets ? snippets.find((s) => s.name === target) : undefined;
   if (snippet) {
     return {
@@ -225,11 +236,29 @@ function describeTarget(target, descriptions, snippets) {
     result.kind = 'method';
     return result;
   }
-  return { path: target, description: undefined, types: `"${target}" not found.`, kind: 'method' };
+  return undefined;
+}
+
+// describe(target) with the executor's allowed packages as a last resort: a target that names
+// no snippet, connector or method but an allowed package's specifier (`zod`, `date-fns/format`)
+// gets the package's declarations (kind 'package'). A package that cannot be described answers
+// why, as a missing target does.
+async function describeWithPackages(target, descriptions, snippets, executor) {
+  const found = findTarget(target, descriptions, snippets);
+  if (found !== undefined) return found;
+  const describePackage = executor?.[DESCRIBE_PACKAGE];
+  if (typeof describePackage !== 'function') return notFound(target);
+  try {
+    return (await describePackage.call(executor, target)) ?? notFound(target);
+  } catch (error) {
+    if (!(error instanceof PackageError)) throw error;
+    return { path: target, description: undefined, types: error.message, kind: 'package' };
+  }
 }
 
 module.exports = {
   SEARCH_RESULT_LIMIT,
+  describeWithPackages,
   normalizeSearchText,
   tokenize,
   searchConnectors,

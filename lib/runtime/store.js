@@ -273,14 +273,31 @@ class RuntimeStore {
       ephemeral,
       idempotent: idempotent === true,
     });
-    if (decision.kind === 'replay') return { kind: 'replay', result: parseForStorage(decision.result) };
-    return { kind: decision.kind, seq };
+    // `delivery`: the recorded result's place in the order results reach the program, and
+    // when it was recorded (a replay, or a read re-executed on every pass).
+    const delivery = decision.delivery ?? undefined;
+    if (decision.kind === 'replay') return { kind: 'replay', result: parseForStorage(decision.result), delivery };
+    return { kind: decision.kind, seq, delivery };
   }
 
+  /** The result's place in the delivery order ({ ordinal, at }), or undefined when nothing was recorded. */
   async recordResult(id, seq, connector, method, result) {
     const stored = toStored(`The result of ${connector}.${method}`, result);
-    await this.#store.recordResult(this.#name, id, seq, stored.text ?? undefined, stored.error);
+    return (await this.#store.recordResult(this.#name, id, seq, stored.text ?? undefined, stored.error)) ?? undefined;
   }
+
+  /**
+   * What a pass needs to replay the run as earlier passes saw it: the places in the delivery
+   * order earlier passes recorded (program gate aside), the clock the program starts at (when
+   * the run began, or its program was approved), and the run's random seed. Undefined when
+   * there is no such run.
+   */
+  async replayPlan(id) {
+    const plan = await this.#store.replayPlan(this.#name, id);
+    if (plan === null || plan === undefined) return undefined;
+    return { places: plan.places, start: plan.start, seed: plan.seed ?? undefined };
+  }
+
 
   /** False when the run was no longer running (rejected or expired during the pass). */
   async complete(id, result, logs) {

@@ -6,7 +6,7 @@ use super::event_loop::NodeLoop;
 use super::options::{limits_from, native_limits, NativeOptions};
 use super::report::{native_report, native_stats, NativeReport, NativeStats};
 use super::thrown;
-use super::tool_sink::{JsToolSink, LogArgs, LogCallback, ToolCallArgs, ToolCallback};
+use super::tool_sink::{JsToolSink, LogArgs, ToolCallArgs, ToolCallback};
 use crate::bridge::check_size;
 use crate::error::{ErrorCode, Fault};
 use crate::limits::Limits;
@@ -226,15 +226,9 @@ impl NativeExecutor {
             .weak::<true>()
             .build()
             .map_err(napi_failure)?;
-        let log_callback: Option<LogCallback> = on_log
-            .map(|f| {
-                f.build_threadsafe_function::<LogArgs>()
-                    .callee_handled::<false>()
-                    .weak::<true>()
-                    .build()
-            })
-            .transpose()
-            .map_err(napi_failure)?;
+        // Console lines come through `callback` too (tool_sink.rs LOG_LINE); `on_log` only says
+        // whether the host wants them.
+        let wants_logs = on_log.is_some();
         let (deferred, mut promise) = env
             .create_deferred::<NativeReport, Resolver>()
             .map_err(napi_failure)?;
@@ -255,7 +249,7 @@ impl NativeExecutor {
             test_hook,
             sink: Arc::new(JsToolSink {
                 callback,
-                log_callback,
+                wants_logs,
             }),
             completion: Completion::new(resolve),
             enqueued_at: Instant::now(),

@@ -30,6 +30,9 @@ pub struct NativeBound {
     pub kind: String,
     pub min: f64,
     pub max: f64,
+    /// What an executor made with no options has (`Limits::default()`; `workers` follows the
+    /// machine, a derived bound follows the others).
+    pub default: f64,
     /// `"top"` (`{ workers }`), `"limits"` (`{ limits: { maxArgsBytes } }`) or `"derived"`.
     pub place: String,
     /// `"executor"`, `"run"` (a run may override it) or `"process"` (`'process'` only).
@@ -72,6 +75,7 @@ pub fn native_limits(limits: &Limits) -> HashMap<String, f64> {
 /// The table of bounds.
 #[napi]
 pub fn bound_table() -> Vec<NativeBound> {
+    let defaults = Limits::default();
     BOUNDS
         .iter()
         .map(|b| NativeBound {
@@ -83,6 +87,7 @@ pub fn bound_table() -> Vec<NativeBound> {
             .to_string(),
             min: b.min,
             max: b.max,
+            default: (b.get)(&defaults),
             place: match b.place {
                 Place::Top => "top",
                 Place::Limits => "limits",

@@ -11,8 +11,8 @@ use crate::error::{ErrorCode, Fault};
 use crate::store::owner::StoreOwner;
 use crate::store::postgres::{PgSettings, PgTarget};
 use crate::store::{
-    Begun, Call, Decision, Durability, Execution, Lease, LogEntry, Pending, ProgramGate, Rejected,
-    Resumed, Snippet, Store, StoreError, Target, MAX_DURABLE_UNITS, STEP_CONNECTOR,
+    Begun, Call, Decision, Delivery, Durability, Execution, Lease, LogEntry, Pending, ProgramGate,
+    Rejected, Resumed, Snippet, Store, StoreError, Target, MAX_DURABLE_UNITS, STEP_CONNECTOR,
 };
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -35,6 +35,26 @@ pub struct NativeLogEntry {
     pub state: String,
     /// Why the last rollback could not revert it (its effect is or may be in force).
     pub revert_error: Option<String>,
+    /// Its result's place in the delivery order, and when it was recorded (see
+    /// `store::Delivery`); absent until recorded.
+    pub delivery: Option<NativeDelivery>,
+}
+
+/// See `store::Delivery`.
+#[napi(object)]
+pub struct NativeDelivery {
+    pub ordinal: i64,
+    /// Ms since the epoch.
+    pub at: f64,
+}
+
+impl From<Delivery> for NativeDelivery {
+    fn from(d: Delivery) -> Self {
+        NativeDelivery {
+            ordinal: d.ordinal,
+            at: d.at as f64,
+        }
+    }
 }
 
 impl From<LogEntry> for NativeLogEntry {
@@ -49,6 +69,7 @@ impl From<LogEntry> for NativeLogEntry {
             ephemeral: e.ephemeral,
             state: e.state.as_str().to_string(),
             revert_error: e.revert_error,
+            delivery: e.delivery.map(Into::into),
         }
     }
 }
@@ -67,6 +88,8 @@ pub struct NativeExecution {
     pub owner: Option<String>,
     pub lease_until: Option<f64>,
     pub idempotency_key: Option<String>,
+    /// The run's random seed (hex), `None` for runs begun before seeds existed.
+    pub seed: Option<String>,
     pub log: Vec<NativeLogEntry>,
 }
 
@@ -85,6 +108,7 @@ impl From<Execution> for NativeExecution {
             owner: e.owner,
             lease_until: e.lease_until.map(|t| t as f64),
             idempotency_key: e.idempotency_key,
+            seed: e.seed,
             log: e.log.into_iter().map(Into::into).collect(),
         }
     }
@@ -186,6 +210,18 @@ pub struct NativeDecision {
     pub kind: String,
     /// With `"replay"`: the recorded result (storage-codec JSON; absent for `undefined`).
     pub result: Option<String>,
+    /// With `"replay"`, or `"execute"` of a read re-executed on every pass: the recorded
+    /// result's place in the delivery order.
+    pub delivery: Option<NativeDelivery>,
+}
+
+/// See `store::ReplayPlan`.
+#[napi(object)]
+pub struct NativeReplayPlan {
+    pub places: i64,
+    /// Ms since the epoch.
+    pub start: f64,
+    pub seed: Option<String>,
 }
 
 #[napi]
@@ -467,7 +503,7 @@ impl NativeStore {
                 Some(message) => Err(message),
                 None => Ok(call.args),
             };
-            let decision = store.decide(
+            let (decision, delivery) = store.decide_delivered(
                 &runtime,
                 &id,
                 &owner,
@@ -487,21 +523,26 @@ impl NativeStore {
                 Decision::Replay(result) => NativeDecision {
                     kind: "replay".into(),
                     result,
+                    delivery: delivery.map(Into::into),
                 },
                 Decision::Execute => NativeDecision {
                     kind: "execute".into(),
                     result: None,
+                    delivery: delivery.map(Into::into),
                 },
                 Decision::Pause => NativeDecision {
                     kind: "pause".into(),
                     result: None,
+                    delivery: None,
                 },
             })
         })
     }
 
     /// `error` set: the result cannot be recorded, and the run fails with that message.
-    #[napi(ts_return_type = "Promise<void>")]
+    /// Resolves to the result's place in the delivery order, or null when nothing was recorded
+    /// (the run failed, or the entry was rolled back or ended meanwhile).
+    #[napi(ts_return_type = "Promise<NativeDelivery | null>")]
     pub fn record_result<'env>(
         &self,
         env: &'env Env,
@@ -516,7 +557,9 @@ impl NativeStore {
             None => Ok(result),
         };
         self.later(env, move |store| {
-            store.record_result(&runtime, &id, seq, result)
+            Ok(store
+                .record_result(&runtime, &id, seq, result)?
+                .map(NativeDelivery::from))
         })
     }
 
@@ -666,6 +709,23 @@ impl NativeStore {
             Ok(store
                 .get_execution(&runtime, &id)?
                 .map(NativeExecution::from))
+        })
+    }
+
+    /// See `store::Store::replay_plan`; null when there is no such run.
+    #[napi(ts_return_type = "Promise<NativeReplayPlan | null>")]
+    pub fn replay_plan<'env>(
+        &self,
+        env: &'env Env,
+        runtime: String,
+        id: String,
+    ) -> Result<Object<'env>, ErrorCode> {
+        self.later(env, move |store| {
+            Ok(store.replay_plan(&runtime, &id)?.map(|p| NativeReplayPlan {
+                places: p.places,
+                start: p.start as f64,
+                seed: p.seed,
+            }))
         })
     }
 

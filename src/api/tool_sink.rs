@@ -14,18 +14,20 @@ pub type ToolCallArgs = FnArgs<(i64, u32, String, String, String)>;
 /// abandoned (and still holds this callback) never keeps the host process from exiting.
 pub type ToolCallback = ThreadsafeFunction<ToolCallArgs, (), ToolCallArgs, Status, false, true>;
 
-/// The arguments of the host's live-log callback: `(runId, line)`.
+/// The arguments of the host's live-log callback: `(runId, line)`. Only whether the host gave
+/// one is read: its lines travel through the tool-call callback (see `LOG_LINE`).
 pub type LogArgs = FnArgs<(i64, String)>;
 
-/// Console lines go to the host's JS callback as they happen, queued without blocking (a slow
-/// `onLog` makes the queue grow, bounded by `maxLogLines` / `maxLogBytes` of the run); weak
-/// like the tool-call callback.
-pub type LogCallback = ThreadsafeFunction<LogArgs, (), LogArgs, Status, false, true>;
+/// The call id that marks a console line on the tool-call callback:
+/// `(runId, LOG_LINE, "", "", line)`. Lines and calls share one queue, so the host receives them
+/// in the order the program made them (two queues would each keep their own order, not the
+/// order between them). A run's own call ids never reach it (`maxToolCalls` is far below).
+pub const LOG_LINE: u32 = u32::MAX;
 
 pub struct JsToolSink {
     pub callback: ToolCallback,
-    /// `onLog`, when the run has one.
-    pub log_callback: Option<LogCallback>,
+    /// Whether the run has a live-log callback (`onLog`, or an `onEvent` watching it).
+    pub wants_logs: bool,
 }
 
 impl ToolSink for JsToolSink {
@@ -43,13 +45,22 @@ impl ToolSink for JsToolSink {
     }
 
     fn wants_logs(&self) -> bool {
-        self.log_callback.is_some()
+        self.wants_logs
     }
 
+    /// Queued without blocking, like a tool call (a slow `onLog` makes the queue grow, bounded
+    /// by `maxLogLines` / `maxLogBytes` of the run).
     fn log(&self, run_id: u64, line: &str) {
-        if let Some(callback) = &self.log_callback {
-            let args = FnArgs::from((run_id as i64, line.to_string()));
-            callback.call(args, ThreadsafeFunctionCallMode::NonBlocking);
+        if self.wants_logs {
+            let args = FnArgs::from((
+                run_id as i64,
+                LOG_LINE,
+                String::new(),
+                String::new(),
+                line.to_string(),
+            ));
+            self.callback
+                .call(args, ThreadsafeFunctionCallMode::NonBlocking);
         }
     }
 }

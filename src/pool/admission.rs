@@ -116,13 +116,14 @@ fn check(shared: &Arc<Shared>) {
         return;
     }
     let live = shared.live.load(Ordering::Acquire);
-    if live >= limits.workers + limits.overflow_workers {
+    if live >= limits.base_threads() + limits.overflow_workers {
         return;
     }
     let now = Instant::now();
     let mut busy = lock(&shared.busy);
-    // A worker between runs (neither idle nor busy) is about to take the waiting run.
-    if busy.workers.len() < live {
+    // A place not held by a run: its worker is between runs, or a standby thread is about to
+    // take it, and then the waiting run.
+    if busy.workers.len() < shared.slots.limit() {
         return;
     }
     let youngest = busy.workers.values().map(|b| b.since).max();
@@ -152,20 +153,25 @@ fn check(shared: &Arc<Shared>) {
     drop(busy);
     // One extra worker per waiting run at once: runs queued behind the long ones are all
     // admitted now, not one per `overflow_after`.
-    let room = limits.workers + limits.overflow_workers - live;
+    let room = limits.base_threads() + limits.overflow_workers - live;
     for _ in 0..shared.jobs.len().min(room) {
         spawn_worker(shared);
+        shared.slots.grow();
     }
 }
 
-/// Whether a worker may leave because the pool has more than `workers` (it then counts itself
-/// out).
+/// Whether a worker may leave because the pool has extra workers (it then counts itself out,
+/// with one extra worker's place).
 pub(super) fn leave_if_extra(shared: &Shared) -> bool {
-    let workers = shared.limits.workers;
-    shared
+    let base = shared.limits.base_threads();
+    let left = shared
         .live
         .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-            (n > workers).then(|| n - 1)
+            (n > base).then(|| n - 1)
         })
-        .is_ok()
+        .is_ok();
+    if left {
+        shared.slots.shrink();
+    }
+    left
 }

@@ -5,12 +5,14 @@
 //! - `worker.rs`: a worker's life (`worker_main`, `run_job`, `supervised_run`);
 //! - `admission.rs`: extra workers for waiting runs while every worker is held by a long run;
 //! - `retained.rs`: a thread that holds a retained isolate;
+//! - `slots.rs`: the places (`workers` of them, plus extras) the pool's threads take runs in;
 //! - `local.rs`: [`LocalRunner`], the pool plus its reply routing, as a `Runner`;
 //! - `watchdog.rs`: the one thread that stops runs from outside.
 
 mod admission;
 mod local;
 mod retained;
+mod slots;
 mod supervise;
 mod watchdog;
 mod worker;
@@ -79,6 +81,9 @@ struct Shared {
     cancelled: Mutex<HashMap<u64, String>>,
     /// Compiled programs, shared by the workers (`codeCacheMb`).
     code_cache: CodeCache,
+    /// The places runs are taken in: `workers` plus the extra workers running, fewer than the
+    /// threads (`standbyIsolates` wait with a warm isolate).
+    slots: slots::Slots,
 }
 
 impl Shared {
@@ -104,9 +109,10 @@ pub struct Pool {
 impl Pool {
     pub fn new(limits: Limits) -> Pool {
         let (sender, jobs) = crossbeam_channel::bounded(limits.max_queue);
-        let workers = limits.workers;
+        let threads = limits.base_threads();
         let shared = Arc::new(Shared {
             code_cache: CodeCache::new(limits.code_cache_bytes),
+            slots: slots::Slots::new(limits.workers),
             limits,
             jobs,
             disposed: AtomicBool::new(false),
@@ -124,7 +130,7 @@ impl Pool {
             running: Mutex::new(HashMap::new()),
             cancelled: Mutex::new(HashMap::new()),
         });
-        for _ in 0..workers {
+        for _ in 0..threads {
             spawn_worker(&shared);
         }
         Pool {
@@ -223,8 +229,11 @@ impl Pool {
     pub fn stats(&self) -> Stats {
         let c = &self.shared.counters;
         let retained = self.shared.retained().len();
+        // The standby threads wait with a warm isolate and add no concurrency: not workers.
+        let standby = self.shared.limits.standby_isolates;
+        let threads = self.shared.workers().len();
         Stats {
-            workers: (self.shared.workers().len().saturating_sub(retained)
+            workers: (threads.saturating_sub(retained + standby)
                 + self.shared.pending_starts.load(Ordering::Acquire)) as u32,
             busy: c.busy.load(Ordering::Relaxed) as u32,
             queued: self.shared.jobs.len() as u32,
@@ -243,6 +252,8 @@ impl Pool {
     pub fn dispose(&self, done: impl FnOnce() + Send + 'static) {
         let already = self.shared.disposed.swap(true, Ordering::AcqRel);
         lock(&self.sender).take();
+        // Threads waiting for a place go on, to answer the queued runs ERR_DISPOSED and end.
+        self.shared.slots.close();
         // Retained isolates end with the pool (their threads see the channel close).
         let handles: Vec<u64> = self.shared.retained().drain().map(|(id, _)| id).collect();
         for handle_id in handles {

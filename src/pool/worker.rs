@@ -1,9 +1,11 @@
-//! A worker's life: take a job, run it in the warm isolate under the watchdog, answer it, build
-//! the next isolate while idle. A panic is caught and answered `ERR_WORKER_LOST`; the thread
-//! then exits and `replace` starts another.
+//! A worker's life: build an isolate, take a place (`slots.rs`), take a job, run it in the warm
+//! isolate under the watchdog, answer it and give the place back at once: a thread waiting with
+//! a warm isolate (`standbyIsolates`) takes it while this one builds its next isolate. A panic
+//! is caught and answered `ERR_WORKER_LOST`; the thread then exits and `replace` starts another.
 
 use super::admission::{self, EXTRA_IDLE};
 use super::retained::{hold_retained, HandleCommand};
+use super::slots::HeldSlot;
 use super::supervise::{keepable, run_ended, supervised_run};
 use super::{answer_unstarted, panic_text, start_worker, Job, Shared};
 use crate::error::Fault;
@@ -25,18 +27,12 @@ pub(super) fn replace(shared: &Arc<Shared>, id: usize) {
     step_down(shared);
 }
 
-/// Worker no longer serves the queue (it left, or now holds a retained isolate): count it out,
-/// unless fewer than `workers` would remain; then its place in `live` passes to a replacement
-/// at once (so admission never starts an extra worker for a run the replacement will take).
+/// Worker no longer serves the queue (it left, or now holds a retained isolate): count it out
+/// (and one extra worker's place with it), unless fewer than `workers` and the standby threads
+/// would remain; then its place in `live` passes to a replacement at once (so admission never
+/// starts an extra worker for a run the replacement will take).
 fn step_down(shared: &Arc<Shared>) {
-    let workers = shared.limits.workers;
-    let counted_out = shared
-        .live
-        .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-            (n > workers).then(|| n - 1)
-        })
-        .is_ok();
-    if counted_out {
+    if admission::leave_if_extra(shared) {
         return;
     }
     // A new thread inherits its creator's nice value, and the thread stepping down may have
@@ -71,12 +67,12 @@ impl Drop for PendingStart {
     }
 }
 
-/// Waits for the next run. A worker above `workers` (an extra one) waits `EXTRA_IDLE` at most
-/// and then leaves; `None` means this thread must end.
+/// Waits for the next run (holding a place). While the pool has extra workers, a worker waits
+/// `EXTRA_IDLE` at most and then leaves; `None` means this thread must end.
 fn next_job(shared: &Arc<Shared>, id: usize) -> Option<Job> {
     loop {
         shared.idle.fetch_add(1, Ordering::AcqRel);
-        let extra = shared.live.load(Ordering::Acquire) > shared.limits.workers;
+        let extra = shared.live.load(Ordering::Acquire) > shared.limits.base_threads();
         let next = if extra {
             shared.jobs.recv_timeout(EXTRA_IDLE)
         } else {
@@ -142,10 +138,13 @@ pub(super) fn worker_main(shared: Arc<Shared>, id: usize) {
                 warm = Some(sandbox);
             }
         }
+        let held = Arc::new(shared.slots.take());
         let Some(job) = next_job(&shared, id) else {
+            held.give_back(&shared.slots);
             return;
         };
         if answer_unstarted(&shared, &job) {
+            held.give_back(&shared.slots);
             continue;
         }
         admission::started(&shared, id, job.request.run_id);
@@ -156,8 +155,11 @@ pub(super) fn worker_main(shared: Arc<Shared>, id: usize) {
         shared.counters.busy.fetch_add(1, Ordering::Relaxed);
         let mut demoted = false;
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            run_job(&shared, id, &mut warm, &job, &claimed, &mut demoted)
+            run_job(&shared, id, &mut warm, &job, &claimed, &held, &mut demoted)
         }));
+        // Given back here when the run ended without its answer (a machinery fault, a panic);
+        // run_job already gave it back after answering, or the abandon action did.
+        held.give_back(&shared.slots);
         if claimed.swap(true, Ordering::AcqRel) {
             return;
         }
@@ -203,6 +205,7 @@ fn run_job(
     warm: &mut Option<Sandbox>,
     job: &Job,
     claimed: &Arc<AtomicBool>,
+    held: &Arc<HeldSlot>,
     demoted: &mut bool,
 ) -> Option<(Sandbox, Receiver<HandleCommand>)> {
     let request = &job.request;
@@ -233,7 +236,12 @@ fn run_job(
     }
     let replace_me = {
         let shared = shared.clone();
-        move || replace(&shared, id)
+        let held = held.clone();
+        move || {
+            // This thread is lost to its run: its replacement needs the place.
+            held.give_back(&shared.slots);
+            replace(&shared, id)
+        }
     };
     let isolate = isolate_started.elapsed();
     let mut report = supervised_run(
@@ -264,6 +272,8 @@ fn run_job(
     if request.completion.finish(Ok(report)) {
         shared.counters.completed.fetch_add(1, Ordering::Relaxed);
     }
+    // A standby thread, its isolate built, may take the next run while this one builds its own.
+    held.give_back(&shared.slots);
     run_ended(shared);
     // The caller's thread was just woken to take the answer, possibly onto this CPU, and this
     // thread (below the host's priority) is about to spend a millisecond or more replacing its

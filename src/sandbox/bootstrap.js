@@ -327,9 +327,107 @@
       if (value !== null && typeof value === 'object' && hasOwn(value, CONTROL)) {
         if (value[CONTROL] === 'pause') throw new ErrorCtor(PAUSE);
         if (value[CONTROL] === 'error') throw new ErrorCtor(StringCtor(value.message));
+        // A recorded result, with when it was recorded: the program's clock moves to it.
+        if (value[CONTROL] === 'value') {
+          if (advanceClock !== undefined) advanceClock(value.at);
+          return value.value;
+        }
       }
       return value;
     };
+  }
+
+  // ---- Replay: time and randomness that repeat on every pass of a durable run ----------------
+  // Asked for by the host (the durable runtime) with `replay: { seed, start }` in the run's
+  // configuration. The clock starts at `start` and moves only when a reply carrying the time it
+  // was recorded reaches the program (`{ [CONTROL]: 'value', value, at }`): the model Workers
+  // use, where time is that of the last event. Randomness (Math.random, crypto.getRandomValues,
+  // crypto.randomUUID) is one ChaCha20 keystream keyed by the run's seed. A pass that receives
+  // the same replies in the same order therefore sees the same times and the same random
+  // values; timers do not move the clock.
+  let advanceClock;
+  const Uint32ArrayCtor = Uint32Array;
+  const Uint8ArrayCtor = Uint8Array;
+  const DateCtor = Date;
+  const dateToString = Date.prototype.toString;
+
+  // 64 bytes of ChaCha20 keystream at a time (RFC 8439's block function; key from the seed,
+  // nonce zero, a block counter), handed out byte by byte.
+  function keystream(seedHex) {
+    const key = new Uint32ArrayCtor(8);
+    for (let i = 0; i < 8; i++) {
+      const digits = ReflectApply(stringSlice, seedHex, [(i * 8) % seedHex.length, (i * 8) % seedHex.length + 8]);
+      key[i] = NumberCtor.parseInt(digits, 16) ^ (i * 0x9e3779b9);
+    }
+    const input = new Uint32ArrayCtor(16);
+    const block = new Uint32ArrayCtor(16);
+    const bytes = new Uint8ArrayCtor(block.buffer);
+    let counter = 0;
+    let used = 64;
+    const rotl = (x, n) => (x << n) | (x >>> (32 - n));
+    function quarter(a, b, c, d) {
+      block[a] += block[b]; block[d] = rotl(block[d] ^ block[a], 16);
+      block[c] += block[d]; block[b] = rotl(block[b] ^ block[c], 12);
+      block[a] += block[b]; block[d] = rotl(block[d] ^ block[a], 8);
+      block[c] += block[d]; block[b] = rotl(block[b] ^ block[c], 7);
+    }
+    function refill() {
+      input[0] = 0x61707865; input[1] = 0x3320646e; input[2] = 0x79622d32; input[3] = 0x6b206574;
+      for (let i = 0; i < 8; i++) input[4 + i] = key[i];
+      input[12] = counter++;
+      input[13] = 0; input[14] = 0; input[15] = 0;
+      for (let i = 0; i < 16; i++) block[i] = input[i];
+      for (let round = 0; round < 10; round++) {
+        quarter(0, 4, 8, 12); quarter(1, 5, 9, 13); quarter(2, 6, 10, 14); quarter(3, 7, 11, 15);
+        quarter(0, 5, 10, 15); quarter(1, 6, 11, 12); quarter(2, 7, 8, 13); quarter(3, 4, 9, 14);
+      }
+      for (let i = 0; i < 16; i++) block[i] += input[i];
+      used = 0;
+    }
+    return {
+      // A fresh ArrayBuffer of `n` bytes.
+      bytes(n) {
+        const out = new Uint8ArrayCtor(n);
+        for (let i = 0; i < n; i++) {
+          if (used === 64) refill();
+          out[i] = bytes[used++];
+        }
+        return out.buffer;
+      },
+      // A double in [0, 1) from 53 bits.
+      float() {
+        const words = new Uint32ArrayCtor(this.bytes(8));
+        return ((words[0] >>> 5) * 67108864 + (words[1] >>> 6)) / 9007199254740992;
+      },
+    };
+  }
+
+  function installReplay(replay) {
+    const start = NumberCtor(replay.start);
+    let clock = start;
+    const now = () => clock;
+    advanceClock = (at) => {
+      if (typeof at === 'number' && at > clock) clock = at;
+    };
+    const stream = keystream(StringCtor(replay.seed));
+    natives.randomBytes = (n) => stream.bytes(n);
+    natives.now = () => clock - start;
+    defineProperty(Math, 'random', {
+      value: function random() { return stream.float(); }, writable: true, enumerable: false, configurable: true,
+    });
+    // Date as a program sees it: the same constructor and prototype, reading the run's clock
+    // where the platform's would read the system's.
+    const ReplayDate = function Date(...args) {
+      if (new.target === undefined) return ReflectApply(dateToString, new DateCtor(now()), []);
+      return ReflectConstruct(DateCtor, args.length === 0 ? [now()] : args, new.target);
+    };
+    defineProperty(ReplayDate, 'length', { value: 7, configurable: true });
+    ReplayDate.prototype = DateCtor.prototype;
+    defineProperty(ReplayDate, 'now', { value: function now() { return clock; }, writable: true, configurable: true });
+    defineProperty(ReplayDate, 'parse', { value: DateCtor.parse, writable: true, configurable: true });
+    defineProperty(ReplayDate, 'UTC', { value: DateCtor.UTC, writable: true, configurable: true });
+    defineProperty(DateCtor.prototype, 'constructor', { value: ReplayDate, writable: true, configurable: true });
+    defineProperty(global, 'Date', { value: ReplayDate, writable: true, enumerable: false, configurable: true });
   }
 
   function defineNamespace(name, handler) {
@@ -346,6 +444,7 @@
   function prepareRun(configJson) {
     const config = jsonParse(configJson);
     resultMode = config.resultMode === 'clone' ? 'clone' : 'json';
+    if (config.replay !== undefined && config.replay !== null) installReplay(config.replay);
     for (const space of config.namespaces) {
       const name = space.name;
       if (space.kind === 'connector') {

@@ -8,9 +8,8 @@ use crate::run::RunError;
 use crate::run::{ToolCall, ToolSink};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
-use std::io::Read;
 use std::rc::Rc;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Console levels as the bootstrap numbers them.
@@ -322,23 +321,7 @@ const MAX_RANDOM_BYTES: u32 = 65_536;
 
 /// V8's entropy source: fills `buf` from the operating system's random source.
 pub(crate) fn fill_random(buf: &mut [u8]) -> bool {
-    os_random(buf).is_ok()
-}
-
-/// Fills `buf` from the operating system's random source.
-fn os_random(buf: &mut [u8]) -> std::io::Result<()> {
-    static SOURCE: OnceLock<Mutex<std::fs::File>> = OnceLock::new();
-    let source = match SOURCE.get() {
-        Some(source) => source,
-        None => {
-            let file = std::fs::File::open("/dev/urandom")?;
-            SOURCE.get_or_init(|| Mutex::new(file))
-        }
-    };
-    source
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .read_exact(buf)
+    crate::os::random_bytes(buf).is_ok()
 }
 
 /// `nativeRandomBytes(n)`: a fresh ArrayBuffer of `n` (at most 65 536) random bytes.
@@ -354,7 +337,7 @@ pub(crate) fn random_bytes(
             .unwrap_or(0)
             .min(MAX_RANDOM_BYTES) as usize;
         let mut bytes = vec![0u8; n];
-        if os_random(&mut bytes).is_err() {
+        if crate::os::random_bytes(&mut bytes).is_err() {
             return throw_error(scope, "No source of randomness is available");
         }
         rv.set(array_buffer_from(scope, bytes).into());

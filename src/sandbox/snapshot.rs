@@ -19,7 +19,7 @@ const CODEC: &str = include_str!("../../lib/cloudflare/codec.js");
 type BootScope<'a, 'b, 'c, 'd> = v8::PinnedRef<'a, v8::TryCatch<'b, 'c, v8::HandleScope<'d>>>;
 
 /// The natives handed to the bootstrap scripts, by the name they read them under.
-fn native_functions() -> [(&'static str, v8::FunctionCallback); 14] {
+fn native_functions() -> [(&'static str, v8::FunctionCallback); 23] {
     [
         ("loadModule", modules::load_module.map_fn_to()),
         ("registerModules", modules::register_modules.map_fn_to()),
@@ -35,6 +35,15 @@ fn native_functions() -> [(&'static str, v8::FunctionCallback); 14] {
         ("formParse", web_natives::form_parse.map_fn_to()),
         ("formSerialize", web_natives::form_serialize.map_fn_to()),
         ("digest", web_natives::digest.map_fn_to()),
+        ("encodingName", web_natives::encoding_label.map_fn_to()),
+        ("encodingDecode", web_natives::encoding_decode.map_fn_to()),
+        ("loadScript", web_natives::load_script.map_fn_to()),
+        ("cryptoHmac", web_natives::crypto_hmac.map_fn_to()),
+        ("cryptoAesGcm", web_natives::crypto_aes_gcm.map_fn_to()),
+        ("cryptoVerify", web_natives::crypto_verify.map_fn_to()),
+        ("deflate", web_natives::zlib_deflate.map_fn_to()),
+        ("deflateBound", web_natives::zlib_deflate_bound.map_fn_to()),
+        ("inflate", web_natives::zlib_inflate.map_fn_to()),
     ]
 }
 

@@ -26,6 +26,7 @@
   const TypedArray = getPrototypeOf(Uint8Array);
   const typedArrayTag = Object.getOwnPropertyDescriptor(TypedArray.prototype, Symbol.toStringTag).get;
   const typedArraySet = TypedArray.prototype.set;
+  const arrayIncludes = Array.prototype.includes;
   const nativeLog = natives.log;
   const codec = natives.codec;
   const LOG_ERROR = 2;
@@ -45,18 +46,34 @@
   }
 
   // ---- DOMException ----------------------------------------------------------------------------
-  const DOM_CODES = {
-    IndexSizeError: 1, NotFoundError: 8, NotSupportedError: 9, InvalidStateError: 11,
-    SyntaxError: 12, InvalidAccessError: 15, TypeMismatchError: 17, SecurityError: 18,
-    NetworkError: 19, AbortError: 20, QuotaExceededError: 22, TimeoutError: 23,
-    InvalidCharacterError: 5, DataCloneError: 25,
-  };
+  // WebIDL's table of legacy names, codes and constants.
+  const DOM_ERRORS = [
+    ['IndexSizeError', 1, 'INDEX_SIZE_ERR'], ['HierarchyRequestError', 3, 'HIERARCHY_REQUEST_ERR'],
+    ['WrongDocumentError', 4, 'WRONG_DOCUMENT_ERR'], ['InvalidCharacterError', 5, 'INVALID_CHARACTER_ERR'],
+    ['NoModificationAllowedError', 7, 'NO_MODIFICATION_ALLOWED_ERR'], ['NotFoundError', 8, 'NOT_FOUND_ERR'],
+    ['NotSupportedError', 9, 'NOT_SUPPORTED_ERR'], ['InUseAttributeError', 10, 'INUSE_ATTRIBUTE_ERR'],
+    ['InvalidStateError', 11, 'INVALID_STATE_ERR'], ['SyntaxError', 12, 'SYNTAX_ERR'],
+    ['InvalidModificationError', 13, 'INVALID_MODIFICATION_ERR'], ['NamespaceError', 14, 'NAMESPACE_ERR'],
+    ['InvalidAccessError', 15, 'INVALID_ACCESS_ERR'], ['TypeMismatchError', 17, 'TYPE_MISMATCH_ERR'],
+    ['SecurityError', 18, 'SECURITY_ERR'], ['NetworkError', 19, 'NETWORK_ERR'], ['AbortError', 20, 'ABORT_ERR'],
+    ['URLMismatchError', 21, 'URL_MISMATCH_ERR'], ['QuotaExceededError', 22, 'QUOTA_EXCEEDED_ERR'],
+    ['TimeoutError', 23, 'TIMEOUT_ERR'], ['InvalidNodeTypeError', 24, 'INVALID_NODE_TYPE_ERR'],
+    ['DataCloneError', 25, 'DATA_CLONE_ERR'],
+  ];
+  const hasOwnProperty = Object.prototype.hasOwnProperty;
+  const DOM_CODES = {};
+  for (const [name, code] of DOM_ERRORS) DOM_CODES[name] = code;
+  DOM_CODES.ValidationError = 0;
   class DOMException extends ErrorCtor {
     constructor(message = '', name = 'Error') {
       super(StringCtor(message));
       defineProperty(this, 'name', { value: StringCtor(name), writable: true, configurable: true });
     }
-    get code() { return DOM_CODES[this.name] || 0; }
+    get code() { return ReflectApply(hasOwnProperty, DOM_CODES, [this.name]) ? DOM_CODES[this.name] : 0; }
+  }
+  for (const [, code, constant] of DOM_ERRORS) {
+    defineProperty(DOMException, constant, { value: code, enumerable: true });
+    defineProperty(DOMException.prototype, constant, { value: code, enumerable: true });
   }
   install('DOMException', DOMException);
 
@@ -113,20 +130,82 @@
   install('performance', performance);
 
   // ---- structuredClone --------------------------------------------------------------------------
-  // The clone codec (lib/cloudflare/codec.js) already defines what survives a structured clone here (and
-  // what throws a DataCloneError); a clone is its round trip.
+  // HTML's StructuredSerialize and StructuredDeserialize in one pass, inside the isolate (the
+  // copy counts against the run's heap like any other object): primitives and their wrappers,
+  // Date, RegExp, ArrayBuffer (resizable kept resizable), typed arrays and DataView (sharing
+  // their cloned buffer), Map, Set, Error types, DOMException, Blob and File, arrays with every own enumerable
+  // property, and plain objects; references and cycles are kept. Anything else that is not
+  // ordinary data (functions, symbols, promises, weak collections) throws a DataCloneError, and
+  // `transfer` moves ArrayBuffers (the originals are detached). The algorithm is web_clone.js, which
+  // is not in the snapshot (its compiled code would add to every fresh isolate's cost): the first
+  // call in a run has natives.loadScript compile it, with the builtins captured here.
+  const ObjectPrototype = Object.prototype;
+  const ObjectKeys = Object.keys;
+  const isArray = Array.isArray;
+  const ArrayCtor = Array;
+  const ArrayBufferCtor = ArrayBuffer;
+  const DataViewCtor = DataView;
+  const SetCtor = Set;
+  const RegExpCtor = RegExp;
+  const BooleanCtor = Boolean;
+  const ObjectCtor = Object;
+  const WeakMapCtor = WeakMap;
+  const WeakSetCtor = WeakSet;
+  const WeakRefCtor = typeof WeakRef === 'function' ? WeakRef : null;
+  const PromiseCtor = Promise;
+  const numberValueOf = Number.prototype.valueOf;
+  const stringValueOf = String.prototype.valueOf;
+  const booleanValueOf = Boolean.prototype.valueOf;
+  const bigintValueOf = BigInt.prototype.valueOf;
+  const symbolValueOf = Symbol.prototype.valueOf;
+  const dateGetTime = Date.prototype.getTime;
+  const regexpSource = Object.getOwnPropertyDescriptor(RegExp.prototype, 'source').get;
+  const regexpFlags = Object.getOwnPropertyDescriptor(RegExp.prototype, 'flags').get;
+  const mapHas = Map.prototype.has;
+  const mapForEach = Map.prototype.forEach;
+  const setHas = Set.prototype.has;
+  const setAdd = Set.prototype.add;
+  const setForEach = Set.prototype.forEach;
+  const bufferSlice = ArrayBuffer.prototype.slice;
+  const bufferTransfer = ArrayBuffer.prototype.transfer;
+  const bufferDetachedDescriptor = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'detached');
+  const bufferDetached = bufferDetachedDescriptor === undefined ? undefined : bufferDetachedDescriptor.get;
+  const bufferResizableDescriptor = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'resizable');
+  const bufferResizable = bufferResizableDescriptor === undefined ? undefined : bufferResizableDescriptor.get;
+  const bufferMaxByteLength = bufferResizable === undefined ? undefined
+    : Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'maxByteLength').get;
+  const typedArrayBuffer = Object.getOwnPropertyDescriptor(TypedArray.prototype, 'buffer').get;
+  const typedArrayOffset = Object.getOwnPropertyDescriptor(TypedArray.prototype, 'byteOffset').get;
+  const typedArrayLength = Object.getOwnPropertyDescriptor(TypedArray.prototype, 'length').get;
+  const dataViewBuffer = Object.getOwnPropertyDescriptor(DataView.prototype, 'buffer').get;
+  const dataViewOffset = Object.getOwnPropertyDescriptor(DataView.prototype, 'byteOffset').get;
+  const dataViewLength = Object.getOwnPropertyDescriptor(DataView.prototype, 'byteLength').get;
+  const hasOwn = Object.prototype.hasOwnProperty;
+  const TYPED_ARRAYS = {};
+  for (const name of ['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array',
+    'Uint32Array', 'Float16Array', 'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array']) {
+    if (typeof global[name] === 'function') TYPED_ARRAYS[name] = global[name];
+  }
+  const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+  let cloneImpl = null;
   install('structuredClone', function structuredClone(value, options) {
-    if (arguments.length === 0) throw new TypeErrorCtor('structuredClone requires 1 argument');
-    if (options !== undefined && options !== null && options.transfer !== undefined &&
-      options.transfer.length > 0) {
-      throw new DOMException('Transferring objects is not supported in this sandbox.', 'DataCloneError');
+    if (arguments.length === 0) throw new TypeErrorCtor("Failed to execute 'structuredClone': 1 argument required, but only 0 present.");
+    if (cloneImpl === null) {
+      cloneImpl = natives.loadScript('clone')({
+        TYPED_ARRAYS, DOMException, ErrorCtor, TypeErrorCtor, NumberCtor, StringCtor, DateCtor, MapCtor, Uint8ArrayCtor,
+        ReflectApply, defineProperty, getPrototypeOf, isView, branded, mapGet, mapSet, bufferByteLength, typedArrayTag,
+        typedArraySet, ObjectPrototype, ObjectKeys, isArray, ArrayCtor, ArrayBufferCtor, DataViewCtor, SetCtor, RegExpCtor,
+        BooleanCtor, ObjectCtor, WeakMapCtor, WeakSetCtor, WeakRefCtor, PromiseCtor, numberValueOf, stringValueOf,
+        booleanValueOf, bigintValueOf, symbolValueOf, dateGetTime, regexpSource, regexpFlags, mapHas, mapForEach, setHas,
+        setAdd, setForEach, bufferSlice, bufferTransfer, bufferDetached, bufferResizable, bufferMaxByteLength,
+        typedArrayBuffer, typedArrayOffset, typedArrayLength, dataViewBuffer, dataViewOffset, dataViewLength, hasOwn,
+        getOwnPropertyDescriptor, EvalError, RangeError, ReferenceError, SyntaxError,
+        TypeError, URIError,
+        // Blob and File (web_net.js, built on first use: until then no value can be one).
+        cloneBlob: (v) => (typeof natives.cloneBlob === 'function' ? natives.cloneBlob(v) : undefined),
+      });
     }
-    try {
-      return codec.cloneParse(codec.cloneStringify(value));
-    } catch (error) {
-      if (error && error.name === 'DataCloneError') throw new DOMException(error.message, 'DataCloneError');
-      throw error;
-    }
+    return cloneImpl(value, options);
   });
 
   // ---- atob / btoa ------------------------------------------------------------------------------
@@ -217,11 +296,39 @@
   }
   install('TextEncoder', TextEncoder);
 
-  const UTF8_LABELS = ['utf-8', 'utf8', 'unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'x-unicode20utf8'];
-  function bytesOf(input) {
+  // The Encoding Standard's label table and its non-UTF-8 decoders are native (encoding_rs);
+  // UTF-8, the common case, is decoded here. Single-byte encodings decode each chunk on its own;
+  // UTF-16 keeps an odd byte and a trailing lead surrogate for the next chunk; the multi-byte
+  // encodings (Shift_JIS, EUC-JP, GBK, gb18030, Big5, EUC-KR) decode what they can and keep an
+  // unfinished sequence; ISO-2022-JP, whose escape sequences switch modes, keeps a streamed
+  // input until its last chunk and decodes it whole.
+  const MULTI_BYTE = ['shift_jis', 'euc-jp', 'iso-2022-jp', 'gbk', 'gb18030', 'big5', 'euc-kr'];
+  function concatBytes(a, b) {
+    if (a.length === 0) return b;
+    const out = new Uint8ArrayCtor(a.length + b.length);
+    ReflectApply(typedArraySet, out, [a]);
+    ReflectApply(typedArraySet, out, [b, a.length]);
+    return out;
+  }
+  // A SharedArrayBuffer (an AllowSharedBufferSource). Its getter is looked up when used: V8
+  // installs SharedArrayBuffer again on each context restored from the snapshot.
+  function isSharedBuffer(input) {
+    const Shared = global.SharedArrayBuffer;
+    if (typeof Shared !== 'function' || Shared.prototype === null || typeof Shared.prototype !== 'object') return false;
+    const descriptor = Object.getOwnPropertyDescriptor(Shared.prototype, 'byteLength');
+    return descriptor !== undefined && typeof descriptor.get === 'function' && branded(descriptor.get, input);
+  }
+  function bytesOf(input, allowShared = false) {
     if (input === undefined) return new Uint8ArrayCtor(0);
-    if (isView(input)) return new Uint8ArrayCtor(input.buffer, input.byteOffset, input.byteLength);
-    if (branded(bufferByteLength, input)) return new Uint8ArrayCtor(input);
+    // A detached buffer (or a view of one) holds no bytes (WebIDL's "get a copy of the bytes").
+    if (isView(input)) {
+      const length = input.byteLength;
+      return length === 0 ? new Uint8ArrayCtor(0) : new Uint8ArrayCtor(input.buffer, input.byteOffset, length);
+    }
+    if (branded(bufferByteLength, input)) {
+      return ReflectApply(bufferByteLength, input, []) === 0 ? new Uint8ArrayCtor(0) : new Uint8ArrayCtor(input);
+    }
+    if (allowShared && isSharedBuffer(input)) return new Uint8ArrayCtor(input);
     throw new TypeErrorCtor('The "input" argument must be an ArrayBuffer or ArrayBufferView');
   }
   class TextDecoder {
@@ -229,20 +336,27 @@
     #ignoreBOM;
     #pending = new Uint8ArrayCtor(0);
     #seenBOM = false;
+    #encoding;
     constructor(label = 'utf-8', options = {}) {
-      const name = StringCtor(label).trim().toLowerCase();
-      if (!UTF8_LABELS.includes(name)) {
-        throw new RangeErrorCtor(`The "${label}" encoding is not supported`);
+      const text = StringCtor(label);
+      const name = natives.encodingName(text);
+      if (name === null || name === 'replacement') {
+        throw new RangeErrorCtor(`The "${text}" encoding is not supported`);
       }
+      if (options !== undefined && options !== null && typeof options !== 'object' && typeof options !== 'function') {
+        throw new TypeErrorCtor("The \"options\" argument must be of type object");
+      }
+      this.#encoding = name;
       this.#fatal = Boolean(options && options.fatal);
       this.#ignoreBOM = Boolean(options && options.ignoreBOM);
     }
-    get encoding() { return 'utf-8'; }
+    get encoding() { return this.#encoding; }
     get fatal() { return this.#fatal; }
     get ignoreBOM() { return this.#ignoreBOM; }
     decode(input, options = {}) {
       const stream = Boolean(options && options.stream);
-      const incoming = bytesOf(input);
+      const incoming = bytesOf(input, true);
+      if (this.#encoding !== 'utf-8') return this.#decodeOther(incoming, stream);
       let bytes = incoming;
       if (this.#pending.length > 0) {
         bytes = new Uint8ArrayCtor(this.#pending.length + incoming.length);
@@ -330,6 +444,58 @@
       if (!stream) this.#seenBOM = false;
       return out;
     }
+    // A streamed chunk of a multi-byte encoding without modes: what is decodable now, with the
+    // unfinished sequence at its end (at most 3 bytes) kept for the next chunk. That tail is the
+    // shortest one whose removal makes a final decode give the same text as the streaming one.
+    #decodeMultiByteChunk(bytes) {
+      const out = natives.encodingDecode(this.#encoding, bytes, this.#fatal, true);
+      if (out === null) {
+        this.#pending = new Uint8ArrayCtor(0);
+        throw new TypeErrorCtor(`The encoded data was not valid for encoding ${this.#encoding}`);
+      }
+      const n = bytes.length;
+      for (let keep = 0; keep <= 3 && keep <= n; keep++) {
+        if (natives.encodingDecode(this.#encoding, bytes.subarray(0, n - keep), false) === out) {
+          this.#pending = bytes.slice(n - keep);
+          return out;
+        }
+      }
+      this.#pending = bytes;
+      return '';
+    }
+    #decodeOther(incoming, stream) {
+      let bytes = concatBytes(this.#pending, incoming);
+      let keep = 0;
+      if (stream) {
+        if (this.#encoding === 'iso-2022-jp') {
+          this.#pending = bytes;
+          return '';
+        }
+        if (ReflectApply(arrayIncludes, MULTI_BYTE, [this.#encoding])) return this.#decodeMultiByteChunk(bytes);
+        if (this.#encoding === 'utf-16le' || this.#encoding === 'utf-16be') {
+          keep = bytes.length % 2;
+          const end = bytes.length - keep;
+          if (end >= 2) {
+            const unit = this.#encoding === 'utf-16le' ? bytes[end - 2] | (bytes[end - 1] << 8) : (bytes[end - 2] << 8) | bytes[end - 1];
+            if (unit >= 0xd800 && unit <= 0xdbff) keep += 2;
+          }
+        }
+      }
+      this.#pending = keep > 0 ? bytes.slice(bytes.length - keep) : new Uint8ArrayCtor(0);
+      if (keep > 0) bytes = bytes.subarray(0, bytes.length - keep);
+      let out = natives.encodingDecode(this.#encoding, bytes, this.#fatal);
+      if (out === null) {
+        this.#pending = new Uint8ArrayCtor(0);
+        this.#seenBOM = false;
+        throw new TypeErrorCtor(`The encoded data was not valid for encoding ${this.#encoding}`);
+      }
+      if ((this.#encoding === 'utf-16le' || this.#encoding === 'utf-16be') && !this.#ignoreBOM && !this.#seenBOM && out.length > 0) {
+        if (out.charCodeAt(0) === 0xfeff) out = out.slice(1);
+        this.#seenBOM = true;
+      }
+      if (!stream) this.#seenBOM = false;
+      return out;
+    }
   }
   install('TextDecoder', TextDecoder);
 
@@ -361,14 +527,56 @@
   // crypto.subtle: digests only (SHA-1/256/384/512), computed natively.
   const subtle = {
     async digest(algorithm, data) {
-      const name = typeof algorithm === 'string' ? algorithm : algorithm && algorithm.name;
+      // An AlgorithmIdentifier: an object's `name` is a required member (read once), anything
+      // else is converted to a string.
+      const isObject = algorithm !== null && (typeof algorithm === 'object' || typeof algorithm === 'function');
+      const name = isObject ? algorithm.name : algorithm;
+      if (isObject && name === undefined) throw new TypeErrorCtor('The algorithm\'s "name" member is required');
       const bytes = bytesOf(data);
       const hash = natives.digest(StringCtor(name), bytes);
       if (hash === null) throw new DOMException(`Unrecognized algorithm name: ${StringCtor(name)}`, 'NotSupportedError');
       return hash;
     },
   };
+  // The rest of crypto.subtle and CryptoKey live in web_crypto.js, which is not in the snapshot:
+  // natives.loadScript compiles it on a run's first call of one of these methods (or first read of
+  // CryptoKey), with the intrinsics captured here.
+  let webCrypto = null;
+  const ObjectFreeze = Object.freeze;
+  const SymbolCtor = Symbol;
+  const SymbolIteratorKey = Symbol.iterator;
+  const SymbolTagKey = Symbol.toStringTag;
+  const MathCeil = Math.ceil;
+  function loadCrypto() {
+    if (webCrypto === null) {
+      webCrypto = natives.loadScript('crypto')({
+        DOMException, TypeError: TypeErrorCtor, String: StringCtor, Number: NumberCtor, Uint8Array: Uint8ArrayCtor,
+        freeze: ObjectFreeze, isArray, bytesOf, codec, Symbol: SymbolCtor, SymbolIterator: SymbolIteratorKey,
+        SymbolToStringTag: SymbolTagKey, MathCeil, Set: SetCtor,
+        randomBytes: (n) => new Uint8ArrayCtor(natives.randomBytes(n)),
+        hmac: natives.cryptoHmac, aesGcm: natives.cryptoAesGcm, verify: natives.cryptoVerify, digest: natives.digest,
+      });
+    }
+    return webCrypto;
+  }
+  for (const name of ['encrypt', 'decrypt', 'sign', 'verify', 'importKey', 'exportKey', 'generateKey', 'deriveBits',
+    'deriveKey', 'wrapKey', 'unwrapKey']) {
+    defineProperty(subtle, name, {
+      value: { async [name](...args) { return ReflectApply(loadCrypto().subtle[name], subtle, args); } }[name],
+      writable: true, enumerable: true, configurable: true,
+    });
+  }
   install('crypto', { getRandomValues, randomUUID, subtle });
+  defineProperty(global, 'CryptoKey', {
+    get() {
+      const CryptoKey = loadCrypto().CryptoKey;
+      install('CryptoKey', CryptoKey);
+      return CryptoKey;
+    },
+    set(value) { install('CryptoKey', value); },
+    enumerable: false,
+    configurable: true,
+  });
 
   return { fireTimer };
 })

@@ -26,49 +26,109 @@
   const setTimeoutFn = global.setTimeout;
   const SymbolCtor = Symbol;
   const SymbolToStringTag = Symbol.toStringTag;
+  // The run's clock, read at call time (a File's default lastModified).
+  const DateNow = () => global.Date.now();
   const { getOwnPropertyNames, getOwnPropertyDescriptor } = Object;
 
   // These globals are built on first use, not in every isolate: they are a fifth of what a
   // fresh isolate costs to deserialize (measured), and most programs only call their tools.
-  // Until then each name is an accessor; reading any of them runs `installNet` once, which
-  // replaces all of them with the usual writable data properties. A name the program assigned
-  // or deleted before that keeps what the program did.
+  // Until then each name is an accessor; reading any of them runs its group's installer once,
+  // which replaces all of the group's names with the usual writable data properties. A name the
+  // program assigned or deleted before that keeps what the program did. The streams are a group
+  // of their own, whose script is not even in the snapshot (natives.loadScript compiles
+  // web_streams.js when first needed): it would cost every fresh isolate about 0.15 ms to
+  // deserialize (measured), and URL or Headers do not need it.
   const NAMES = ['URLSearchParams', 'URL', 'Event', 'EventTarget', 'AbortSignal', 'AbortController',
-    'Headers', 'Request', 'Response', 'fetch'];
-  const getters = [];
-  let installed = false;
-  function materialize() {
-    if (installed) return;
-    installed = true;
-    const kept = [];
-    for (let i = 0; i < NAMES.length; i++) {
-      const descriptor = getOwnPropertyDescriptor(global, NAMES[i]);
-      if (descriptor === undefined || descriptor.get !== getters[i]) kept.push([NAMES[i], descriptor]);
+    'Headers', 'Request', 'Response', 'fetch', 'Blob', 'File', 'FormData'];
+  const STREAM_NAMES = ['ReadableStream', 'ReadableStreamDefaultReader', 'ReadableStreamBYOBReader',
+    'ReadableStreamDefaultController', 'ReadableByteStreamController', 'WritableStream',
+    'WritableStreamDefaultWriter', 'WritableStreamDefaultController', 'TransformStream',
+    'TransformStreamDefaultController', 'ByteLengthQueuingStrategy', 'CountQueuingStrategy',
+    'TextEncoderStream', 'TextDecoderStream', 'CompressionStream', 'DecompressionStream'];
+  // Defines the accessors of one group; returns the function that installs the group once.
+  function lazyGroup(names, installer) {
+    const getters = [];
+    let installed = false;
+    function materialize() {
+      if (installed) return;
+      installed = true;
+      const kept = [];
+      for (let i = 0; i < names.length; i++) {
+        const descriptor = getOwnPropertyDescriptor(global, names[i]);
+        if (descriptor === undefined || descriptor.get !== getters[i]) kept.push([names[i], descriptor]);
+      }
+      installer();
+      for (const [name, descriptor] of kept) {
+        if (descriptor === undefined) delete global[name];
+        else defineProperty(global, name, descriptor);
+      }
     }
-    installNet();
-    for (const [name, descriptor] of kept) {
-      if (descriptor === undefined) delete global[name];
-      else defineProperty(global, name, descriptor);
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i];
+      getters[i] = getOwnPropertyDescriptor({
+        get [name]() {
+          materialize();
+          // Still this accessor only if the installer failed part-way (the run is being stopped).
+          const now = getOwnPropertyDescriptor(global, name);
+          return now !== undefined && now.get === getters[i] ? undefined : global[name];
+        },
+      }, name).get;
+      defineProperty(global, name, {
+        get: getters[i],
+        set(value) {
+          defineProperty(global, name, { value, writable: true, enumerable: false, configurable: true });
+        },
+        enumerable: false,
+        configurable: true,
+      });
     }
+    return materialize;
   }
-  for (let i = 0; i < NAMES.length; i++) {
-    const name = NAMES[i];
-    getters[i] = getOwnPropertyDescriptor({
-      get [name]() {
-        materialize();
-        // Still this accessor only if installNet failed part-way (the run is being stopped).
-        const now = getOwnPropertyDescriptor(global, name);
-        return now !== undefined && now.get === getters[i] ? undefined : global[name];
-      },
-    }, name).get;
-    defineProperty(global, name, {
-      get: getters[i],
-      set(value) {
-        defineProperty(global, name, { value, writable: true, enumerable: false, configurable: true });
-      },
-      enumerable: false,
-      configurable: true,
-    });
+  const materialize = lazyGroup(NAMES, installNet);
+  // Set by installNet: what the streams need from it.
+  let netParts = null;
+  // The streams' API for the bodies (web_streams.js returns it), once loaded.
+  let streams = null;
+  // The intrinsics web_streams.js uses, captured here, in the snapshot, before any program can
+  // replace them: that script is compiled during a run.
+  const streamIntrinsics = {
+    Object: { defineProperty, getPrototypeOf: Object.getPrototypeOf, create: Object.create },
+    ReflectApply,
+    Promise,
+    promiseThen: Promise.prototype.then,
+    promiseResolve: Promise.resolve,
+    promiseReject: Promise.reject,
+    promiseAll: Promise.all,
+    TypeError: TypeErrorCtor,
+    RangeError: RangeErrorCtor,
+    Number: NumberCtor,
+    String: StringCtor,
+    Uint8Array: Uint8ArrayCtor,
+    isView,
+    Symbol: SymbolCtor,
+    SymbolAsyncIterator: Symbol.asyncIterator,
+    SymbolIterator,
+    SymbolToStringTag,
+    AsyncIteratorPrototype: Object.getPrototypeOf(Object.getPrototypeOf(async function* () {}).prototype),
+    bufferByteLength,
+    TextEncoder: global.TextEncoder,
+    TextDecoder: global.TextDecoder,
+    queueMicrotask: global.queueMicrotask,
+    MathFloor: Math.floor,
+    WeakMap,
+  };
+  const materializeStreams = lazyGroup(STREAM_NAMES, () => {
+    materialize();
+    const factory = natives.loadScript('streams');
+    streams = factory(streamIntrinsics, netParts);
+    for (const [name, value] of streams.globals) {
+      defineProperty(global, name, { value, writable: true, enumerable: false, configurable: true });
+    }
+  });
+  // The streams' API, loading them if needed.
+  function getStreams() {
+    if (streams === null) materializeStreams();
+    return streams;
   }
 
   // Runs on first use. `fetch` reads the run's configuration from `natives.outbound`, which
@@ -251,73 +311,203 @@
     install('URL', URL);
 
     // ---- Event / EventTarget -----------------------------------------------------------------
-    const STOPPED = SymbolCtor('stopped');
+    // DOM's event dispatch for a target with no tree: listeners are matched on (type, callback,
+    // capture), `once`, `passive` and `signal` follow the DOM standard, and a listener removed
+    // during a dispatch (by another listener or by an aborted signal) no longer runs.
+    const NONE = 0;
+    const AT_TARGET = 2;
+    // Set by the classes' static blocks: reach into their private state.
+    let dispatchTo;
+    let isEvent;
+    let removeEntry;
+    let isSignal;
+    let addAbortAlgorithm;
     class Event {
       #type;
-      constructor(type, init = {}) {
-        if (arguments.length === 0) throw new TypeErrorCtor("Failed to construct 'Event': 1 argument required");
+      #bubbles;
+      #cancelable;
+      #composed;
+      #canceled = false;
+      #inPassive = false;
+      #stop = false;
+      #stopImmediate = false;
+      #dispatching = false;
+      #phase = NONE;
+      #target = null;
+      #current = null;
+      #timeStamp;
+      constructor(type, init = undefined) {
+        if (arguments.length === 0) throw new TypeErrorCtor("Failed to construct 'Event': 1 argument required, but only 0 present.");
+        if (init !== undefined && init !== null && typeof init !== 'object' && typeof init !== 'function') {
+          throw new TypeErrorCtor("Failed to construct 'Event': The provided value is not of type 'EventInit'.");
+        }
         this.#type = StringCtor(type);
-        this.bubbles = Boolean(init.bubbles);
-        this.cancelable = Boolean(init.cancelable);
-        this.defaultPrevented = false;
-        this.timeStamp = natives.now();
-        this.target = null;
-        this.currentTarget = null;
+        this.#bubbles = Boolean(init && init.bubbles);
+        this.#cancelable = Boolean(init && init.cancelable);
+        this.#composed = Boolean(init && init.composed);
+        this.#timeStamp = natives.now();
       }
       get type() { return this.#type; }
-      preventDefault() { if (this.cancelable) this.defaultPrevented = true; }
-      stopPropagation() {}
-      stopImmediatePropagation() { this[STOPPED] = true; }
+      get bubbles() { return this.#bubbles; }
+      get cancelable() { return this.#cancelable; }
+      get composed() { return this.#composed; }
+      get defaultPrevented() { return this.#canceled; }
+      get returnValue() { return !this.#canceled; }
+      set returnValue(value) { if (!value) this.preventDefault(); }
+      get cancelBubble() { return this.#stop; }
+      set cancelBubble(value) { if (value) this.#stop = true; }
+      get eventPhase() { return this.#phase; }
+      get target() { return this.#target; }
+      get srcElement() { return this.#target; }
+      get currentTarget() { return this.#current; }
+      get isTrusted() { return false; }
+      get timeStamp() { return this.#timeStamp; }
+      composedPath() { return this.#current === null ? [] : [this.#current]; }
+      preventDefault() { if (this.#cancelable && !this.#inPassive) this.#canceled = true; }
+      stopPropagation() { this.#stop = true; }
+      stopImmediatePropagation() { this.#stop = true; this.#stopImmediate = true; }
+      initEvent(type, bubbles = false, cancelable = false) {
+        if (this.#dispatching) return;
+        this.#type = StringCtor(type);
+        this.#bubbles = Boolean(bubbles);
+        this.#cancelable = Boolean(cancelable);
+        this.#stop = false;
+        this.#stopImmediate = false;
+        this.#canceled = false;
+        this.#target = null;
+      }
+      get [SymbolToStringTag]() { return 'Event'; }
+      static {
+        for (const [name, value] of [['NONE', 0], ['CAPTURING_PHASE', 1], ['AT_TARGET', 2], ['BUBBLING_PHASE', 3]]) {
+          defineProperty(Event, name, { value, enumerable: true });
+          defineProperty(Event.prototype, name, { value, enumerable: true });
+        }
+        // Runs `listeners` for `event` at `target`: DOM's dispatch with the target as the whole path.
+        dispatchTo = (target, event, listeners) => {
+          if (event.#dispatching) throw new DOMExceptionCtor('The event is already being dispatched.', 'InvalidStateError');
+          event.#dispatching = true;
+          event.#target = target;
+          event.#current = target;
+          event.#phase = AT_TARGET;
+          try {
+            for (const entry of listeners) {
+              if (event.#stopImmediate) break;
+              if (entry.removed) continue;
+              if (entry.once) removeEntry(target, entry);
+              if (entry.passive) event.#inPassive = true;
+              try {
+                const callback = entry.callback;
+                if (typeof callback === 'function') ReflectApply(callback, target, [event]);
+                else {
+                  const handleEvent = callback.handleEvent;
+                  if (typeof handleEvent !== 'function') throw new TypeErrorCtor("The listener's handleEvent is not a function");
+                  ReflectApply(handleEvent, callback, [event]);
+                }
+              } catch (error) {
+                reportError(error);
+              }
+              event.#inPassive = false;
+            }
+            if (!event.#stopImmediate) {
+              const handler = target['on' + event.#type];
+              if (typeof handler === 'function') {
+                try { ReflectApply(handler, target, [event]); } catch (error) { reportError(error); }
+              }
+            }
+          } finally {
+            event.#dispatching = false;
+            event.#phase = NONE;
+            event.#current = null;
+            event.#stop = false;
+            event.#stopImmediate = false;
+          }
+          return !event.#canceled;
+        };
+        isEvent = (value) => value !== null && typeof value === 'object' && #type in value;
+      }
     }
     install('Event', Event);
 
+    function reportError(error) {
+      let text;
+      try { text = StringCtor(error); } catch { text = 'an exception'; }
+      natives.log(2, 'Uncaught ' + text);
+    }
+    // Options as DOM flattens them: a boolean is `capture`.
+    function flatten(options) {
+      if (typeof options === 'boolean') return { capture: options, once: false, passive: false, signal: undefined };
+      if (options === undefined || options === null) return { capture: false, once: false, passive: false, signal: undefined };
+      if (typeof options !== 'object' && typeof options !== 'function') {
+        return { capture: Boolean(options), once: false, passive: false, signal: undefined };
+      }
+      const capture = Boolean(options.capture);
+      const once = Boolean(options.once);
+      const passive = Boolean(options.passive);
+      const signal = options.signal;
+      if (signal !== undefined && !isSignal(signal)) {
+        throw new TypeErrorCtor("Failed to execute 'addEventListener' on 'EventTarget': member signal is not of type AbortSignal.");
+      }
+      return { capture, once, passive, signal };
+    }
     class EventTarget {
       #listeners = new Map();
-      addEventListener(type, listener, options) {
-        if (listener === null || listener === undefined) return;
-        const key = StringCtor(type);
-        const list = this.#listeners.get(key) || [];
-        if (list.some((l) => l.listener === listener)) return;
-        const once = typeof options === 'object' && options !== null && Boolean(options.once);
-        const signal = typeof options === 'object' && options !== null ? options.signal : undefined;
-        list.push({ listener, once });
-        this.#listeners.set(key, list);
-        if (signal && typeof signal.addEventListener === 'function') {
-          signal.addEventListener('abort', () => this.removeEventListener(key, listener), { once: true });
+      addEventListener(type, callback, options) {
+        if (arguments.length < 2) throw new TypeErrorCtor("Failed to execute 'addEventListener' on 'EventTarget': 2 arguments required.");
+        const { capture, once, passive, signal } = flatten(options);
+        if (callback === null) return;
+        if (typeof callback !== 'function' && typeof callback !== 'object') {
+          throw new TypeErrorCtor("Failed to execute 'addEventListener' on 'EventTarget': parameter 2 is not of type 'Object'.");
         }
-      }
-      removeEventListener(type, listener) {
+        if (signal !== undefined && signal.aborted) return;
         const key = StringCtor(type);
-        const list = this.#listeners.get(key);
-        if (list) this.#listeners.set(key, list.filter((l) => l.listener !== listener));
+        let list = this.#listeners.get(key);
+        if (list === undefined) {
+          list = [];
+          this.#listeners.set(key, list);
+        }
+        if (list.some((l) => l.callback === callback && l.capture === capture)) return;
+        const entry = { type: key, callback, capture, once, passive, removed: false };
+        list.push(entry);
+        if (signal !== undefined) addAbortAlgorithm(signal, () => removeEntry(this, entry));
+      }
+      removeEventListener(type, callback, options) {
+        if (arguments.length < 2) throw new TypeErrorCtor("Failed to execute 'removeEventListener' on 'EventTarget': 2 arguments required.");
+        const capture = typeof options === 'boolean' ? options
+          : options !== null && typeof options === 'object' ? Boolean(options.capture) : Boolean(options);
+        const list = this.#listeners.get(StringCtor(type));
+        if (list === undefined) return;
+        const entry = list.find((l) => l.callback === callback && l.capture === capture);
+        if (entry !== undefined) removeEntry(this, entry);
       }
       dispatchEvent(event) {
-        if (!(event instanceof Event)) throw new TypeErrorCtor('dispatchEvent expects an Event');
-        event.target = this;
-        event.currentTarget = this;
-        const list = (this.#listeners.get(event.type) || []).slice();
-        for (const entry of list) {
-          if (entry.once) this.removeEventListener(event.type, entry.listener);
-          try {
-            if (typeof entry.listener === 'function') ReflectApply(entry.listener, this, [event]);
-            else if (entry.listener && typeof entry.listener.handleEvent === 'function') entry.listener.handleEvent(event);
-          } catch (error) {
-            natives.log(2, 'Uncaught ' + StringCtor(error));
-          }
-          if (event[STOPPED]) break;
-        }
-        const handler = this['on' + event.type];
-        if (typeof handler === 'function') ReflectApply(handler, this, [event]);
-        return !event.defaultPrevented;
+        if (!isEvent(event)) throw new TypeErrorCtor("Failed to execute 'dispatchEvent' on 'EventTarget': parameter 1 is not of type 'Event'.");
+        const list = this.#listeners.get(event.type);
+        return dispatchTo(this, event, list === undefined ? [] : list.slice());
+      }
+      get [SymbolToStringTag]() { return 'EventTarget'; }
+      static {
+        removeEntry = (target, entry) => {
+          entry.removed = true;
+          const list = target.#listeners.get(entry.type);
+          if (list === undefined) return;
+          const index = list.indexOf(entry);
+          if (index !== -1) list.splice(index, 1);
+        };
       }
     }
     install('EventTarget', EventTarget);
 
     // ---- AbortController / AbortSignal -------------------------------------------------------
+    // DOM's abort: a signal's abort algorithms (the listeners its `signal` option removes) run
+    // before its `abort` event; AbortSignal.any's dependents are aborted after their source's
+    // own event, each with the source's reason already set.
     const ABORT = SymbolCtor('abort');
     class AbortSignal extends EventTarget {
       #aborted = false;
       #reason = undefined;
+      #algorithms = [];
+      #dependents = [];
+      #sources = null;
       constructor(key) {
         super();
         if (key !== ABORT) throw new TypeErrorCtor('Illegal constructor');
@@ -328,30 +518,69 @@
       throwIfAborted() { if (this.#aborted) throw this.#reason; }
       static abort(reason) {
         const signal = new AbortSignal(ABORT);
-        signal[ABORT](reason);
+        signal.#aborted = true;
+        signal.#reason = reason === undefined ? new DOMExceptionCtor('This operation was aborted', 'AbortError') : reason;
         return signal;
       }
       static timeout(ms) {
+        const delay = NumberCtor(ms);
+        if (!NumberCtor.isFinite(delay) || delay < 0 || delay > NumberCtor.MAX_SAFE_INTEGER) {
+          throw new TypeErrorCtor("Failed to execute 'timeout' on 'AbortSignal': Value is outside the 'unsigned long long' value range.");
+        }
         const signal = new AbortSignal(ABORT);
-        setTimeoutFn(() => signal[ABORT](new DOMExceptionCtor('The operation was aborted due to timeout', 'TimeoutError')), ms);
+        setTimeoutFn(() => signal[ABORT](new DOMExceptionCtor('The operation was aborted due to timeout', 'TimeoutError')), delay);
         return signal;
       }
       static any(signals) {
+        const list = [...signals];
+        for (const source of list) {
+          if (!isSignal(source)) throw new TypeErrorCtor("Failed to execute 'any' on 'AbortSignal': Failed to convert value to 'AbortSignal'.");
+        }
         const signal = new AbortSignal(ABORT);
-        for (const source of signals) {
-          if (source.aborted) {
-            signal[ABORT](source.reason);
+        for (const source of list) {
+          if (source.#aborted) {
+            signal.#aborted = true;
+            signal.#reason = source.#reason;
             return signal;
           }
         }
-        for (const source of signals) source.addEventListener('abort', () => signal[ABORT](source.reason), { once: true });
+        signal.#sources = [];
+        for (const source of list) {
+          // A dependent signal's own sources stand in for it.
+          const roots = source.#sources === null ? [source] : source.#sources;
+          for (const root of roots) {
+            if (root.#aborted || signal.#sources.includes(root)) continue;
+            signal.#sources.push(root);
+            root.#dependents.push(signal);
+          }
+        }
         return signal;
       }
       [ABORT](reason) {
         if (this.#aborted) return;
         this.#aborted = true;
         this.#reason = reason === undefined ? new DOMExceptionCtor('This operation was aborted', 'AbortError') : reason;
+        const dependents = [];
+        for (const dependent of this.#dependents) {
+          if (dependent.#aborted) continue;
+          dependent.#aborted = true;
+          dependent.#reason = this.#reason;
+          dependents.push(dependent);
+        }
+        this.#dependents = [];
+        this.#runAbortSteps();
+        for (const dependent of dependents) dependent.#runAbortSteps();
+      }
+      #runAbortSteps() {
+        const algorithms = this.#algorithms;
+        this.#algorithms = [];
+        for (const algorithm of algorithms) algorithm();
         this.dispatchEvent(new Event('abort'));
+      }
+      get [SymbolToStringTag]() { return 'AbortSignal'; }
+      static {
+        isSignal = (value) => value !== null && typeof value === 'object' && #aborted in value;
+        addAbortAlgorithm = (signal, algorithm) => { signal.#algorithms.push(algorithm); };
       }
     }
     install('AbortSignal', AbortSignal);
@@ -362,10 +591,25 @@
     }
     install('AbortController', AbortController);
 
+    netParts = {
+      AbortController,
+      AbortSignal,
+      zlib: {
+        deflate: natives.deflate,
+        deflateBound: natives.deflateBound,
+        inflate: natives.inflate,
+        // Read per call: the bound is the isolate's (set when it is restored).
+        budget: () => natives.arrayBufferBudget,
+      },
+    };
+
     // ---- Headers -----------------------------------------------------------------------------
     const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+    // Header names and values are ByteStrings (no code unit above U+00FF); a value loses its
+    // leading and trailing HTTP whitespace and may not hold NUL, CR or LF.
     function normalizeValue(value) {
       const text = StringCtor(value).replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
+      if (/[\u0100-\uffff]/.test(text)) throw new TypeErrorCtor(`Invalid header value (not a ByteString): ${JSON.stringify(text)}`);
       if (/[\0\r\n]/.test(text)) throw new TypeErrorCtor(`Invalid header value: ${JSON.stringify(text)}`);
       return text;
     }
@@ -374,10 +618,16 @@
       if (!TOKEN.test(text)) throw new TypeErrorCtor(`Invalid header name: ${JSON.stringify(text)}`);
       return text.toLowerCase();
     }
+    let freezeHeaders;
+    let headersImmutable;
     class Headers {
       #map = new Map();
+      #immutable = false;
       constructor(init) {
-        if (init === undefined || init === null) return;
+        if (init === undefined) return;
+        if (init === null || (typeof init !== 'object' && typeof init !== 'function')) {
+          throw new TypeErrorCtor("Failed to construct 'Headers': The provided value is not of type '(record<ByteString, ByteString> or sequence<sequence<ByteString>>)'.");
+        }
         if (init instanceof Headers) {
           for (const [k, v] of init.#map) this.#map.set(k, v.slice());
         } else if (typeof init[SymbolIterator] === 'function') {
@@ -392,20 +642,38 @@
           throw new TypeErrorCtor('Headers init must be an object or an iterable of pairs');
         }
       }
+      #checkMutable() {
+        if (this.#immutable) throw new TypeErrorCtor('Headers are immutable');
+      }
+      static {
+        freezeHeaders = (headers) => { headers.#immutable = true; return headers; };
+        headersImmutable = (headers) => headers.#immutable;
+      }
       append(name, value) {
         const key = checkName(name);
+        const text = normalizeValue(value);
+        this.#checkMutable();
         const list = this.#map.get(key) || [];
-        list.push(normalizeValue(value));
+        list.push(text);
         this.#map.set(key, list);
       }
-      delete(name) { this.#map.delete(checkName(name)); }
+      delete(name) {
+        const key = checkName(name);
+        this.#checkMutable();
+        this.#map.delete(key);
+      }
       get(name) {
         const list = this.#map.get(checkName(name));
         return list === undefined ? null : list.join(', ');
       }
       getSetCookie() { return (this.#map.get('set-cookie') || []).slice(); }
       has(name) { return this.#map.has(checkName(name)); }
-      set(name, value) { this.#map.set(checkName(name), [normalizeValue(value)]); }
+      set(name, value) {
+        const key = checkName(name);
+        const text = normalizeValue(value);
+        this.#checkMutable();
+        this.#map.set(key, [text]);
+      }
       forEach(callback, thisArg) {
         for (const [k, v] of this.entries()) ReflectApply(callback, thisArg, [v, k, this]);
       }
@@ -423,31 +691,408 @@
     }
     install('Headers', Headers);
 
+    // ---- Blob / File -------------------------------------------------------------------------
+    // A Blob holds its bytes in one Uint8Array: its memory is the run's ArrayBuffer budget, so a
+    // Blob built past it ends the run as memory exhausted. Parts are copied in when it is made.
+    const stringToWellFormed = String.prototype.toWellFormed;
+    function usv(value) {
+      const text = StringCtor(value);
+      return typeof stringToWellFormed === 'function' ? ReflectApply(stringToWellFormed, text, []) : text;
+    }
+    function bufferSourceBytes(value) {
+      if (isArrayBuffer(value)) return new Uint8ArrayCtor(value.slice(0));
+      if (isView(value)) return new Uint8ArrayCtor(value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength));
+      return null;
+    }
+    function concatChunks(chunks, total) {
+      const out = new Uint8ArrayCtor(total);
+      let at = 0;
+      for (const chunk of chunks) {
+        out.set(chunk, at);
+        at += chunk.length;
+      }
+      return out;
+    }
+    // A Blob's type: lower-cased, or empty when it holds anything outside U+0020..U+007E.
+    function blobType(type) {
+      const text = StringCtor(type);
+      return /^[\x20-\x7e]*$/.test(text) ? text.toLowerCase() : '';
+    }
+    let blobBytes;
+    let blobBrand;
+    let makeBlob;
+    let fillBlob;
+    class Blob {
+      #bytes;
+      #type;
+      constructor(blobParts = undefined, options = undefined) {
+        if (options !== undefined && options !== null && typeof options !== 'object' && typeof options !== 'function') {
+          throw new TypeErrorCtor("Failed to construct 'Blob': The provided value is not of type 'BlobPropertyBag'.");
+        }
+        const endings = options == null || options.endings === undefined ? 'transparent' : StringCtor(options.endings);
+        if (endings !== 'transparent' && endings !== 'native') {
+          throw new TypeErrorCtor(`Failed to construct 'Blob': The provided value '${endings}' is not a valid enum value of type EndingType.`);
+        }
+        const type = options == null || options.type === undefined ? '' : blobType(options.type);
+        const chunks = [];
+        let total = 0;
+        if (blobParts !== undefined) {
+          if (blobParts === null || typeof blobParts !== 'object' || typeof blobParts[SymbolIterator] !== 'function') {
+            throw new TypeErrorCtor("Failed to construct 'Blob': The provided value cannot be converted to a sequence.");
+          }
+          for (const part of blobParts) {
+            let bytes;
+            if (part instanceof Blob) bytes = part.#bytes;
+            else {
+              bytes = bufferSourceBytes(part);
+              if (bytes === null) {
+                let text = usv(part);
+                if (endings === 'native') text = text.replace(/\r\n?/g, '\n');
+                bytes = encoder.encode(text);
+              }
+            }
+            chunks.push(bytes);
+            total += bytes.length;
+          }
+        }
+        this.#bytes = concatChunks(chunks, total);
+        this.#type = type;
+      }
+      get size() { return this.#bytes.length; }
+      get type() { return this.#type; }
+      slice(start = undefined, end = undefined, contentType = undefined) {
+        const size = this.#bytes.length;
+        const clamp = (value, fallback) => {
+          if (value === undefined) return fallback;
+          let n = NumberCtor(value);
+          n = NumberCtor.isNaN(n) ? 0 : Math.trunc(n);
+          return n < 0 ? Math.max(size + n, 0) : Math.min(n, size);
+        };
+        const from = clamp(start, 0);
+        const to = clamp(end, size);
+        return makeBlob(this.#bytes.slice(from, Math.max(from, to)), contentType === undefined ? '' : blobType(contentType));
+      }
+      async text() { return decoder.decode(this.#bytes); }
+      async arrayBuffer() { return this.#bytes.slice().buffer; }
+      async bytes() { return this.#bytes.slice(); }
+      stream() { return getStreams().bytesStream(this.#bytes); }
+      get [SymbolToStringTag]() { return 'Blob'; }
+      static {
+        blobBytes = (blob) => blob.#bytes;
+        blobBrand = (value) => #bytes in value;
+        // Fills a Blob (or File) made empty with bytes the caller owns, without copying them.
+        fillBlob = (blob, bytes, type) => {
+          blob.#bytes = bytes;
+          blob.#type = type;
+          return blob;
+        };
+        makeBlob = (bytes, type) => fillBlob(new Blob(), bytes, type);
+      }
+    }
+    install('Blob', Blob);
+
+    const makeFile = (bytes, type, name, lastModified) => fillBlob(new File([], name, { lastModified }), bytes, type);
+    class File extends Blob {
+      #name;
+      #lastModified;
+      constructor(fileBits, fileName, options = undefined) {
+        if (arguments.length < 2) throw new TypeErrorCtor("Failed to construct 'File': 2 arguments required.");
+        super(fileBits, options);
+        this.#name = usv(fileName);
+        this.#lastModified = options != null && options.lastModified !== undefined ? Math.trunc(NumberCtor(options.lastModified)) || 0 : DateNow();
+      }
+      get name() { return this.#name; }
+      get lastModified() { return this.#lastModified; }
+      get webkitRelativePath() { return ''; }
+      get [SymbolToStringTag]() { return 'File'; }
+      static {
+        // structuredClone's serialization steps for Blob and File (web_clone.js reaches this
+        // through natives): a copy of the bytes, the type, and a File's name and lastModified;
+        // undefined for anything else.
+        natives.cloneBlob = (value) => {
+          if (value === null || typeof value !== 'object' || !blobBrand(value)) return undefined;
+          const bytes = blobBytes(value).slice();
+          if (#name in value) return makeFile(bytes, value.type, value.#name, value.#lastModified);
+          return makeBlob(bytes, value.type);
+        };
+      }
+    }
+    install('File', File);
+
+    // ---- FormData ----------------------------------------------------------------------------
+    // Entries are [name, value] with value a string or a File; a Blob appended becomes a File.
+    function formEntry(name, value, filename, argc) {
+      const key = usv(name);
+      if (value instanceof Blob) {
+        const fileName = filename !== undefined ? usv(filename) : value instanceof File ? value.name : 'blob';
+        if (value instanceof File && filename === undefined) return [key, value];
+        return [key, makeFile(blobBytes(value), value.type, fileName, value instanceof File ? value.lastModified : DateNow())];
+      }
+      if (argc > 2) throw new TypeErrorCtor("Failed to execute on 'FormData': parameter 2 is not of type 'Blob'.");
+      return [key, usv(value)];
+    }
+    let formList;
+    class FormData {
+      #list = [];
+      constructor(form = undefined) {
+        if (form !== undefined) throw new TypeErrorCtor("Failed to construct 'FormData': parameter 1 is not of type 'HTMLFormElement'.");
+      }
+      append(name, value, filename = undefined) {
+        if (arguments.length < 2) throw new TypeErrorCtor("Failed to execute 'append' on 'FormData': 2 arguments required.");
+        this.#list.push(formEntry(name, value, filename, arguments.length));
+      }
+      set(name, value, filename = undefined) {
+        if (arguments.length < 2) throw new TypeErrorCtor("Failed to execute 'set' on 'FormData': 2 arguments required.");
+        const entry = formEntry(name, value, filename, arguments.length);
+        const index = this.#list.findIndex(([k]) => k === entry[0]);
+        if (index === -1) this.#list.push(entry);
+        else {
+          this.#list[index] = entry;
+          this.#list = this.#list.filter(([k], i) => k !== entry[0] || i === index);
+        }
+      }
+      delete(name) {
+        const key = usv(name);
+        this.#list = this.#list.filter(([k]) => k !== key);
+      }
+      get(name) {
+        const key = usv(name);
+        const found = this.#list.find(([k]) => k === key);
+        return found === undefined ? null : found[1];
+      }
+      getAll(name) {
+        const key = usv(name);
+        return this.#list.filter(([k]) => k === key).map(([, v]) => v);
+      }
+      has(name) {
+        const key = usv(name);
+        return this.#list.some(([k]) => k === key);
+      }
+      forEach(callback, thisArg = undefined) {
+        if (typeof callback !== 'function') throw new TypeErrorCtor("Failed to execute 'forEach' on 'FormData': The callback provided as parameter 1 is not a function.");
+        for (let i = 0; i < this.#list.length; i++) ReflectApply(callback, thisArg, [this.#list[i][1], this.#list[i][0], this]);
+      }
+      *entries() { for (let i = 0; i < this.#list.length; i++) yield [this.#list[i][0], this.#list[i][1]]; }
+      *keys() { for (let i = 0; i < this.#list.length; i++) yield this.#list[i][0]; }
+      *values() { for (let i = 0; i < this.#list.length; i++) yield this.#list[i][1]; }
+      [SymbolIterator]() { return this.entries(); }
+      get [SymbolToStringTag]() { return 'FormData'; }
+      static {
+        formList = (form) => form.#list;
+      }
+    }
+    install('FormData', FormData);
+
+    // multipart/form-data (HTML's encoding algorithm): names and string values get CRLF line
+    // breaks; names and filenames escape CR, LF and '"'. The boundary is chosen so it occurs in no entry (no randomness).
+    let boundaryCount = 0;
+    const toCRLF = (text) => text.replace(/\r\n|\r(?!\n)|\n/g, '\r\n');
+    function escapeMultipartName(name) {
+      return name.replace(/\n/g, '%0A').replace(/\r/g, '%0D').replace(/"/g, '%22');
+    }
+    function containsBytes(haystack, needle) {
+      outer: for (let i = 0; i + needle.length <= haystack.length; i++) {
+        for (let j = 0; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
+        return true;
+      }
+      return false;
+    }
+    function encodeMultipart(form) {
+      const parts = formList(form).map(([name, value]) => {
+        const escaped = escapeMultipartName(toCRLF(name));
+        if (typeof value === 'string') {
+          return [`Content-Disposition: form-data; name="${escaped}"\r\n\r\n`, encoder.encode(toCRLF(value))];
+        }
+        const type = value.type === '' ? 'application/octet-stream' : value.type;
+        return [`Content-Disposition: form-data; name="${escaped}"; filename="${escapeMultipartName(value.name)}"\r\nContent-Type: ${type}\r\n\r\n`, blobBytes(value)];
+      });
+      let boundary;
+      for (;;) {
+        boundary = '----CodemodeFormBoundary' + (boundaryCount++).toString(36).padStart(8, '0');
+        const marker = encoder.encode(boundary);
+        if (!parts.some(([head, bytes]) => head.includes(boundary) || containsBytes(bytes, marker))) break;
+      }
+      const chunks = [];
+      let total = 0;
+      const add = (bytes) => { chunks.push(bytes); total += bytes.length; };
+      for (const [head, bytes] of parts) {
+        add(encoder.encode(`--${boundary}\r\n${head}`));
+        add(bytes);
+        add(encoder.encode('\r\n'));
+      }
+      add(encoder.encode(`--${boundary}--\r\n`));
+      return { bytes: concatChunks(chunks, total), type: `multipart/form-data; boundary=${boundary}` };
+    }
+
+    // The essence and parameters of a MIME type (MIME Sniffing's parser, enough for bodies).
+    function parseMime(text) {
+      const parts = StringCtor(text).split(';');
+      const essence = parts[0].trim().toLowerCase();
+      if (!/^[!#$%&'*+\-.^_`|~0-9a-z]+\/[!#$%&'*+\-.^_`|~0-9a-z]+$/.test(essence)) return null;
+      const params = new Map();
+      const rest = parts.slice(1).join(';');
+      const re = /\s*([^=;\s]+)\s*=\s*("(?:[^"\\]|\\.)*"?|[^;]*)\s*(?:;|$)/g;
+      let match;
+      while ((match = re.exec(rest)) !== null && match[0] !== '') {
+        const key = match[1].toLowerCase();
+        let value = match[2];
+        if (value.startsWith('"')) value = value.slice(1, value.endsWith('"') && value.length > 1 ? -1 : undefined).replace(/\\(.)/g, '$1');
+        else value = value.trim();
+        if (!params.has(key)) params.set(key, value);
+      }
+      return { essence, params };
+    }
+    function indexOfBytes(haystack, needle, from) {
+      outer: for (let i = from; i + needle.length <= haystack.length; i++) {
+        for (let j = 0; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
+        return i;
+      }
+      return -1;
+    }
+    function parseDispositionParam(header, name) {
+      const re = new RegExp(`;\\s*${name}="((?:[^"\\\\]|\\\\.)*)"|;\\s*${name}=([^;\\s]*)`, 'i');
+      const match = re.exec(header);
+      if (match === null) return null;
+      return match[1] !== undefined ? match[1] : match[2];
+    }
+    function decodeMultipartName(text) {
+      return text.replace(/%0A/gi, '\n').replace(/%0D/gi, '\r').replace(/%22/g, '"');
+    }
+    const badForm = () => new TypeErrorCtor('Failed to parse body as FormData.');
+    function parseMultipart(bytes, boundary) {
+      const form = new FormData();
+      const delimiter = encoder.encode('--' + boundary);
+      let at = indexOfBytes(bytes, delimiter, 0);
+      if (at === -1) throw badForm();
+      for (;;) {
+        at += delimiter.length;
+        if (bytes[at] === 0x2d && bytes[at + 1] === 0x2d) return form;
+        if (bytes[at] !== 0x0d || bytes[at + 1] !== 0x0a) throw badForm();
+        at += 2;
+        const headEnd = indexOfBytes(bytes, encoder.encode('\r\n\r\n'), at);
+        if (headEnd === -1) throw badForm();
+        const headers = decoder.decode(bytes.subarray(at, headEnd)).split('\r\n');
+        const next = indexOfBytes(bytes, encoder.encode('\r\n--' + boundary), headEnd + 4);
+        if (next === -1) throw badForm();
+        const body = bytes.slice(headEnd + 4, next);
+        let name = null;
+        let filename = null;
+        let type = '';
+        for (const line of headers) {
+          const colon = line.indexOf(':');
+          if (colon === -1) continue;
+          const key = line.slice(0, colon).trim().toLowerCase();
+          const value = line.slice(colon + 1).trim();
+          if (key === 'content-disposition') {
+            if (!/^form-data\b/i.test(value)) throw badForm();
+            name = parseDispositionParam(value, 'name');
+            filename = parseDispositionParam(value, 'filename');
+          } else if (key === 'content-type') {
+            type = value;
+          }
+        }
+        if (name === null) throw badForm();
+        if (filename !== null) {
+          form.append(decodeMultipartName(name), makeFile(body, blobType(type), decodeMultipartName(filename), DateNow()));
+        } else {
+          form.append(decodeMultipartName(name), decoder.decode(body));
+        }
+        at = next + 2;
+      }
+    }
+    function parseFormBody(bytes, contentType) {
+      const mime = contentType === null ? null : parseMime(contentType);
+      if (mime !== null && mime.essence === 'multipart/form-data') {
+        const boundary = mime.params.get('boundary');
+        if (boundary === undefined || boundary === '') throw badForm();
+        return parseMultipart(bytes, boundary);
+      }
+      if (mime !== null && mime.essence === 'application/x-www-form-urlencoded') {
+        const form = new FormData();
+        for (const [k, v] of new URLSearchParams(decoder.decode(bytes))) form.append(k, v);
+        return form;
+      }
+      throw new TypeErrorCtor(`Content-Type ${contentType === null ? '(none)' : JSON.stringify(contentType)} is not multipart/form-data or application/x-www-form-urlencoded`);
+    }
+
     // ---- Bodies ------------------------------------------------------------------------------
-    // Returns { bytes, type } for a body init, or null for no body.
+    // Returns { bytes, type } (or { stream, type } for a ReadableStream) for a body init, or null
+    // for no body.
     function extractBody(body) {
       if (body === undefined || body === null) return null;
+      if (streams !== null && body instanceof streams.ReadableStream) {
+        if (streams.isDisturbed(body) || streams.isLocked(body)) throw new TypeErrorCtor('The body stream is disturbed or locked');
+        return { bytes: null, stream: body, type: null };
+      }
       if (typeof body === 'string') return { bytes: encoder.encode(body), type: 'text/plain;charset=UTF-8' };
       if (body instanceof URLSearchParams) return { bytes: encoder.encode(body.toString()), type: 'application/x-www-form-urlencoded;charset=UTF-8' };
+      if (body instanceof Blob) return { bytes: blobBytes(body), type: body.type === '' ? null : body.type };
+      if (body instanceof FormData) return encodeMultipart(body);
       if (isArrayBuffer(body)) return { bytes: new Uint8ArrayCtor(body.slice(0)), type: null };
       if (isView(body)) return { bytes: new Uint8ArrayCtor(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength)), type: null };
       return { bytes: encoder.encode(StringCtor(body)), type: 'text/plain;charset=UTF-8' };
     }
+    // A body is bytes (BODY) until its `body` stream is asked for; from then on, or when it was
+    // made from a ReadableStream, the stream (STREAM) is the body and reading it disturbs it.
     const BODY = SymbolCtor('body');
+    const STREAM = SymbolCtor('stream');
     const USED = SymbolCtor('used');
+    function setBody(holder, extracted) {
+      holder[BODY] = extracted === null ? null : extracted.bytes;
+      holder[STREAM] = extracted === null || extracted.stream === undefined ? null : extracted.stream;
+      holder[USED] = false;
+    }
+    function hasBody(holder) {
+      return holder[BODY] !== null || holder[STREAM] !== null;
+    }
+    function bodyUsed(holder) {
+      return holder[STREAM] !== null ? streams.isDisturbed(holder[STREAM]) : holder[USED];
+    }
+    function bodyUnusable(holder) {
+      return hasBody(holder) && (bodyUsed(holder) || (holder[STREAM] !== null && streams.isLocked(holder[STREAM])));
+    }
+    // Gives `to` a body equal to `from`'s: a tee of a stream, or the same (immutable) bytes.
+    function cloneBody(from, to) {
+      to[BODY] = from[BODY];
+      to[USED] = false;
+      to[STREAM] = null;
+      if (from[STREAM] !== null) {
+        const [a, b] = from[STREAM].tee();
+        from[STREAM] = a;
+        to[STREAM] = b;
+      }
+    }
     const bodyMethods = {
-      get bodyUsed() { return this[USED]; },
-      get body() { return null; },
-      async arrayBuffer() { return consume(this).buffer; },
+      get bodyUsed() { return bodyUsed(this); },
+      get body() {
+        if (!hasBody(this)) return null;
+        if (this[STREAM] === null) this[STREAM] = this[USED] ? getStreams().usedStream() : getStreams().bytesStream(this[BODY]);
+        return this[STREAM];
+      },
+      async arrayBuffer() { return (await consume(this)).buffer; },
       async bytes() { return consume(this); },
-      async text() { return decoder.decode(consume(this)); },
-      async json() { return jsonParse(decoder.decode(consume(this))); },
+      async text() { return decoder.decode(await consume(this)); },
+      async json() { return jsonParse(decoder.decode(await consume(this))); },
+      async blob() {
+        const bytes = await consume(this);
+        const type = this.headers.get('content-type');
+        return makeBlob(bytes, type === null ? '' : blobType(type));
+      },
+      async formData() { return parseFormBody(await consume(this), this.headers.get('content-type')); },
     };
-    function consume(holder) {
+    // A null body reads as empty and is never used up (Fetch: bodyUsed needs a body). The checks
+    // and the reader's lock happen before the first await, so a second read is refused.
+    async function consume(holder) {
+      const stream = holder[STREAM];
+      if (stream !== null) {
+        if (streams.isDisturbed(stream) || streams.isLocked(stream)) throw new TypeErrorCtor('Body has already been used');
+        return streams.readAllBytes(stream);
+      }
+      const bytes = holder[BODY];
+      if (bytes === null) return new Uint8ArrayCtor(0);
       if (holder[USED]) throw new TypeErrorCtor('Body has already been used');
       holder[USED] = true;
-      const bytes = holder[BODY];
-      return bytes === null ? new Uint8ArrayCtor(0) : bytes.slice();
+      return bytes.slice();
     }
     function mixBody(Ctor) {
       for (const key of getOwnPropertyNames(bodyMethods)) {
@@ -456,7 +1101,10 @@
     }
 
     // ---- Request -----------------------------------------------------------------------------
-    const METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH'];
+    // Fetch normalizes these methods' case (not PATCH's) and forbids CONNECT, TRACE and TRACK.
+    const METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT'];
+    const FORBIDDEN_METHODS = ['CONNECT', 'TRACE', 'TRACK'];
+    const REDIRECTS = ['follow', 'error', 'manual'];
     class Request {
       #url;
       #method;
@@ -464,26 +1112,55 @@
       #signal;
       #redirect;
       constructor(input, init = {}) {
+        if (arguments.length === 0) throw new TypeErrorCtor("Failed to construct 'Request': 1 argument required, but only 0 present.");
+        if (init === null) init = {};
+        if (typeof init !== 'object' && typeof init !== 'function') {
+          throw new TypeErrorCtor("Failed to construct 'Request': The provided value is not of type 'RequestInit'.");
+        }
         const source = input instanceof Request ? input : null;
-        this.#url = source ? source.url : new URL(StringCtor(input)).href;
+        if (source) {
+          this.#url = source.url;
+        } else {
+          let parsed;
+          try { parsed = new URL(StringCtor(input)); } catch { throw new TypeErrorCtor(`Failed to parse URL from ${StringCtor(input)}`); }
+          if (parsed.username !== '' || parsed.password !== '') {
+            throw new TypeErrorCtor(`Request cannot be constructed from a URL that includes credentials: ${StringCtor(input)}`);
+          }
+          this.#url = parsed.href;
+        }
         let method = init.method !== undefined ? StringCtor(init.method) : source ? source.method : 'GET';
-        if (METHODS.includes(method.toUpperCase())) method = method.toUpperCase();
-        if (!TOKEN.test(method)) throw new TypeErrorCtor(`Invalid method: ${method}`);
+        if (!TOKEN.test(method)) throw new TypeErrorCtor(`'${method}' is not a valid HTTP method.`);
+        const upper = method.toUpperCase();
+        if (FORBIDDEN_METHODS.includes(upper)) throw new TypeErrorCtor(`'${method}' HTTP method is unsupported.`);
+        if (METHODS.includes(upper)) method = upper;
         this.#method = method;
         this.#headers = new Headers(init.headers !== undefined ? init.headers : source ? source.headers : undefined);
-        this.#signal = init.signal !== undefined ? init.signal : source ? source.signal : new AbortController().signal;
-        this.#redirect = init.redirect || (source ? source.redirect : 'follow');
-        let body = null;
+        if (init.signal !== undefined && init.signal !== null && !isSignal(init.signal)) {
+          throw new TypeErrorCtor("Failed to construct 'Request': member signal is not of type AbortSignal.");
+        }
+        this.#signal = init.signal !== undefined && init.signal !== null ? init.signal : source ? source.signal : new AbortController().signal;
+        const redirect = init.redirect !== undefined ? StringCtor(init.redirect) : source ? source.redirect : 'follow';
+        if (!REDIRECTS.includes(redirect)) {
+          throw new TypeErrorCtor(`Failed to construct 'Request': The provided value '${redirect}' is not a valid enum value of type RequestRedirect.`);
+        }
+        this.#redirect = redirect;
         if (init.body !== undefined && init.body !== null) {
           if (method === 'GET' || method === 'HEAD') throw new TypeErrorCtor('Request with GET/HEAD method cannot have body.');
           const extracted = extractBody(init.body);
-          body = extracted.bytes;
+          if (extracted.stream !== undefined && init.duplex !== 'half') {
+            throw new TypeErrorCtor("Failed to construct 'Request': The duplex member must be 'half' when the body is a ReadableStream.");
+          }
           if (extracted.type && !this.#headers.has('content-type')) this.#headers.set('content-type', extracted.type);
-        } else if (source) {
-          body = source[BODY];
+          setBody(this, extracted);
+        } else if (source && hasBody(source)) {
+          // The new request takes the source's body; the source is used up (Fetch's constructor).
+          if (bodyUnusable(source)) throw new TypeErrorCtor('Cannot construct a Request from one whose body is used');
+          cloneBody(source, this);
+          if (source[STREAM] !== null) source[STREAM] = streams.usedStream();
+          else source[USED] = true;
+        } else {
+          setBody(this, null);
         }
-        this[BODY] = body;
-        this[USED] = false;
       }
       get url() { return this.#url; }
       get method() { return this.#method; }
@@ -491,8 +1168,10 @@
       get signal() { return this.#signal; }
       get redirect() { return this.#redirect; }
       clone() {
-        if (this[USED]) throw new TypeErrorCtor('Body has already been used');
-        return new Request(this);
+        if (bodyUnusable(this)) throw new TypeErrorCtor('Body has already been used');
+        const copy = new Request(this.#url, { method: this.#method, headers: this.#headers, signal: this.#signal, redirect: this.#redirect });
+        cloneBody(this, copy);
+        return copy;
       }
       get [SymbolToStringTag]() { return 'Request'; }
     }
@@ -500,6 +1179,11 @@
     install('Request', Request);
 
     // ---- Response ----------------------------------------------------------------------------
+    const NULL_BODY_STATUSES = [101, 103, 204, 205, 304];
+    // HTTP's reason-phrase: tab, space, visible ASCII and obs-text.
+    const REASON_PHRASE = /^[\t\x20-\x7e\x80-\xff]*$/;
+    // Response.json hands its extracted body to the constructor under this key.
+    const JSON_BODY = SymbolCtor('json body');
     class Response {
       #status;
       #statusText;
@@ -507,41 +1191,63 @@
       #url = '';
       #type = 'default';
       constructor(body = null, init = {}) {
+        if (init === null) init = {};
+        if (typeof init !== 'object' && typeof init !== 'function') {
+          throw new TypeErrorCtor("Failed to construct 'Response': The provided value is not of type 'ResponseInit'.");
+        }
+        const extracted = body === JSON_BODY ? init[JSON_BODY] : extractBody(body);
         const status = init.status === undefined ? 200 : NumberCtor(init.status);
         if (!(status >= 200 && status <= 599) || status !== Math.floor(status)) {
           throw new RangeErrorCtor(`The status provided (${init.status}) is outside the range [200, 599].`);
         }
+        const statusText = init.statusText === undefined ? '' : StringCtor(init.statusText);
+        if (!REASON_PHRASE.test(statusText)) throw new TypeErrorCtor(`Invalid statusText: ${jsonStringify(statusText)}`);
+        if (extracted !== null && NULL_BODY_STATUSES.includes(status)) {
+          throw new TypeErrorCtor(`Response with null body status (${status}) cannot have body`);
+        }
         this.#status = status;
-        this.#statusText = init.statusText === undefined ? '' : StringCtor(init.statusText);
+        this.#statusText = statusText;
         this.#headers = new Headers(init.headers);
-        const extracted = extractBody(body);
         if (extracted && extracted.type && !this.#headers.has('content-type')) this.#headers.set('content-type', extracted.type);
-        this[BODY] = extracted ? extracted.bytes : null;
-        this[USED] = false;
+        setBody(this, extracted);
       }
       static json(data, init = {}) {
-        const response = new Response(jsonStringify(data), init);
-        response.headers.set('content-type', 'application/json');
-        return response;
+        const text = jsonStringify(data);
+        if (text === undefined) throw new TypeErrorCtor('Value is not JSON serializable');
+        if (init === null || init === undefined) init = {};
+        if (typeof init !== 'object' && typeof init !== 'function') {
+          throw new TypeErrorCtor("Failed to execute 'json' on 'Response': The provided value is not of type 'ResponseInit'.");
+        }
+        // The caller's content-type, if any, stands: the body's type only fills a gap.
+        return new Response(JSON_BODY, {
+          status: init.status, statusText: init.statusText, headers: init.headers,
+          [JSON_BODY]: { bytes: encoder.encode(text), type: 'application/json' },
+        });
       }
       static error() {
         const response = new Response(null, { status: 200 });
         response.#status = 0;
         response.#type = 'error';
+        freezeHeaders(response.#headers);
         return response;
       }
       static redirect(url, status = 302) {
-        if (![301, 302, 303, 307, 308].includes(status)) throw new RangeErrorCtor(`Invalid status code ${status}`);
-        return new Response(null, { status, headers: { location: new URL(StringCtor(url)).href } });
+        const code = NumberCtor(status);
+        const location = new URL(StringCtor(url)).href;
+        if (![301, 302, 303, 307, 308].includes(code)) throw new RangeErrorCtor(`Invalid status code ${status}`);
+        const response = new Response(null, { status: code, headers: { location } });
+        freezeHeaders(response.#headers);
+        return response;
       }
       // Builds the Response of an outbound reply.
       static fromHost(reply) {
         const response = new Response(null, { status: 200, headers: reply.headers });
+        freezeHeaders(response.#headers);
         response.#status = reply.status;
         response.#statusText = reply.statusText;
         response.#url = reply.url;
         response.#type = 'basic';
-        response[BODY] = reply.body;
+        setBody(response, reply.body === null ? null : { bytes: reply.body });
         return response;
       }
       get status() { return this.#status; }
@@ -552,13 +1258,14 @@
       get type() { return this.#type; }
       get redirected() { return false; }
       clone() {
-        if (this[USED]) throw new TypeErrorCtor('Body has already been used');
+        if (bodyUnusable(this)) throw new TypeErrorCtor('Body has already been used');
         const copy = new Response(null, { status: 200, headers: this.#headers });
+        if (headersImmutable(this.#headers)) freezeHeaders(copy.#headers);
         copy.#status = this.#status;
         copy.#statusText = this.#statusText;
         copy.#url = this.#url;
         copy.#type = this.#type;
-        copy[BODY] = this[BODY] === null ? null : this[BODY].slice();
+        cloneBody(this, copy);
         return copy;
       }
       get [SymbolToStringTag]() { return 'Response'; }
@@ -579,7 +1286,7 @@
     }
 
     async function send(request) {
-      const body = request[BODY];
+      const body = request[STREAM] !== null ? await streams.readAllBytes(request[STREAM]) : request[BODY];
       const message = {
         url: request.url,
         method: request.method,

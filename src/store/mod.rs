@@ -299,6 +299,31 @@ pub struct LogEntry {
     /// Why the last rollback could not revert this entry (`mark_revert_failed`); `None` when no
     /// rollback failed on it, or it was reverted since.
     pub revert_error: Option<String>,
+    /// Where its result stands in the order results reached the program; `None` until one is
+    /// recorded (and for entries recorded before this column existed).
+    pub delivery: Option<Delivery>,
+}
+
+/// A recorded result's place in the order the execution's results were recorded, which is the
+/// order a pass hands them to the program: later passes hand replayed results back in this
+/// order, so the program issues its calls in the same order and they get the same seqs
+/// (parallel calls, `Promise.race`, continuations that call again). `at` is when it was recorded
+/// (ms since the epoch): the program's clock on every pass once it has received this result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Delivery {
+    /// 0, 1, 2, … per execution, in recording order.
+    pub ordinal: i64,
+    pub at: i64,
+}
+
+/// See `Store::replay_plan`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplayPlan {
+    /// Places 0..places of the delivery order were taken by earlier passes.
+    pub places: i64,
+    /// Ms since the epoch.
+    pub start: i64,
+    pub seed: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -318,6 +343,10 @@ pub struct Execution {
     pub owner: Option<String>,
     pub lease_until: Option<i64>,
     pub idempotency_key: Option<String>,
+    /// 32 random bytes (hex) drawn when the run began: the seed of the program's randomness on
+    /// every pass, so `Math.random()` and `crypto.getRandomValues()` repeat on replay yet cannot
+    /// be predicted from the run's id. `None` for runs begun before the column existed.
+    pub seed: Option<String>,
     pub log: Vec<LogEntry>,
 }
 
@@ -491,6 +520,7 @@ impl Store {
         key: Option<&str>,
         gate: Option<&ProgramGate>,
     ) -> StoreResult<Begun> {
+        let seed = fresh_seed()?;
         let begun = self.write(|tx| {
             let now = now_ms();
             // Inserted unless the key (or, never in practice, the id) is taken: a concurrent
@@ -498,8 +528,8 @@ impl Store {
             let inserted = tx.execute(
                 "INSERT INTO cm_executions
                    (runtime, id, code, status, connectors, created_at, updated_at, owner,
-                    lease_until, idempotency_key)
-                 VALUES (?1, ?2, ?3, ?6, ?4, ?5, ?5, ?7, ?8, ?9)
+                    lease_until, idempotency_key, seed)
+                 VALUES (?1, ?2, ?3, ?6, ?4, ?5, ?5, ?7, ?8, ?9, ?10)
                  ON CONFLICT DO NOTHING",
                 args![
                     runtime,
@@ -510,7 +540,8 @@ impl Store {
                     Status::Running,
                     lease.owner,
                     lease.until_ms,
-                    key
+                    key,
+                    seed.as_str()
                 ],
             )?;
             if inserted == 1 {
@@ -720,6 +751,19 @@ impl Store {
         owner: &str,
         call: &Call<'_>,
     ) -> StoreResult<Decision> {
+        Ok(self.decide_delivered(runtime, id, owner, call)?.0)
+    }
+
+    /// `decide`, with the recorded result's place in the delivery order when the call has one
+    /// (a replay, or a read re-executed on every pass): the pass hands it to the program in
+    /// that place.
+    pub fn decide_delivered(
+        &self,
+        runtime: &str,
+        id: &str,
+        owner: &str,
+        call: &Call<'_>,
+    ) -> StoreResult<(Decision, Option<Delivery>)> {
         self.write(|tx| {
             let Some((
                 Standing {
@@ -733,7 +777,7 @@ impl Store {
                 return Err(StoreError::missing(format!("No execution \"{id}\"")));
             };
             if status != Status::Running || holder.as_deref() != Some(owner) {
-                return Ok(Decision::Pause);
+                return Ok((Decision::Pause, None));
             }
             let now = now_ms();
             if let Some(Recorded {
@@ -747,7 +791,7 @@ impl Store {
                         entry.connector, entry.method, call.connector, call.method
                     );
                     fail_run(tx, runtime, id, call.seq, &divergence(call.seq, &detail), now)?;
-                    return Ok(Decision::Pause);
+                    return Ok((Decision::Pause, None));
                 }
                 if let (Some(recorded), Some(now_stable)) = (&recorded_stable, &call.args_stable) {
                     if recorded != now_stable {
@@ -756,18 +800,22 @@ impl Store {
                             call.connector, call.method
                         );
                         fail_run(tx, runtime, id, call.seq, &divergence(call.seq, &detail), now)?;
-                        return Ok(Decision::Pause);
+                        return Ok((Decision::Pause, None));
                     }
                 }
                 match entry.state {
-                    EntryState::Applied if entry.ephemeral => return Ok(Decision::Execute),
-                    EntryState::Applied => return Ok(Decision::Replay(entry.result)),
+                    EntryState::Applied if entry.ephemeral => {
+                        return Ok((Decision::Execute, entry.delivery))
+                    }
+                    EntryState::Applied => {
+                        return Ok((Decision::Replay(entry.result), entry.delivery))
+                    }
                     EntryState::Pending => {
                         // Approved since: claim it before executing, so a concurrent reject
                         // (which only acts on `pending`) finds nothing to do.
                         set_entry_state(tx, runtime, id, call.seq, EntryState::Executing)?;
                         touch(tx, runtime, id, now)?;
-                        return Ok(Decision::Execute);
+                        return Ok((Decision::Execute, None));
                     }
                     // Claimed by an earlier pass that never recorded it: the effect may or may
                     // not have happened. An idempotent tool (or a read re-executed on every
@@ -777,7 +825,7 @@ impl Store {
                     {
                         set_entry_state(tx, runtime, id, call.seq, EntryState::Executing)?;
                         touch(tx, runtime, id, now)?;
-                        return Ok(Decision::Execute);
+                        return Ok((Decision::Execute, None));
                     }
                     EntryState::Executing | EntryState::InDoubt => {
                         set_entry_state(tx, runtime, id, call.seq, EntryState::InDoubt)?;
@@ -786,7 +834,7 @@ impl Store {
                              WHERE runtime = ?1 AND id = ?2",
                             args![runtime, id, now, Status::Paused],
                         )?;
-                        return Ok(Decision::Pause);
+                        return Ok((Decision::Pause, None));
                     }
                     // Recorded again as a fresh call.
                     EntryState::Reverted | EntryState::Error => {}
@@ -797,7 +845,7 @@ impl Store {
                 Ok(args) => args.as_deref(),
                 Err(message) => {
                     fail_run(tx, runtime, id, call.seq, message, now)?;
-                    return Ok(Decision::Pause);
+                    return Ok((Decision::Pause, None));
                 }
             };
             let state = if call.requires_approval {
@@ -812,10 +860,10 @@ impl Store {
                      WHERE runtime = ?1 AND id = ?2",
                     args![runtime, id, now, Status::Paused],
                 )?;
-                return Ok(Decision::Pause);
+                return Ok((Decision::Pause, None));
             }
             touch(tx, runtime, id, now)?;
-            Ok(Decision::Execute)
+            Ok((Decision::Execute, None))
         })
     }
 
@@ -826,7 +874,7 @@ impl Store {
         id: &str,
         seq: i64,
         result: Result<Option<String>, String>,
-    ) -> StoreResult<()> {
+    ) -> StoreResult<Option<Delivery>> {
         self.write(|tx| {
             let Some((_, Some(Recorded { entry, .. }))) = standing_at(tx, runtime, id, seq)? else {
                 return Err(StoreError::missing(format!("No log entry at step {seq}")));
@@ -835,7 +883,7 @@ impl Store {
             if matches!(entry.state, EntryState::Reverted | EntryState::Error) {
                 // A late result of a pass that lost the run: it was rolled back or failed
                 // meanwhile, and that stands.
-                return Ok(());
+                return Ok(None);
             }
             let stored = if entry.ephemeral {
                 None
@@ -844,17 +892,46 @@ impl Store {
                     Ok(value) => value.as_deref(),
                     Err(message) => {
                         fail_run(tx, runtime, id, seq, message, now)?;
-                        return Ok(());
+                        return Ok(None);
+                    }
+                }
+            };
+            // The next place in the delivery order, unless it has one (a read re-executed on
+            // every pass keeps its first). `standing_at` holds the run's row, so two results
+            // of one run never take the same place.
+            let delivery = match entry.delivery {
+                Some(delivery) => delivery,
+                None => {
+                    let mut row = tx
+                        .query_opt(
+                            "SELECT COALESCE(MAX(delivered) + 1, 0) FROM cm_log
+                             WHERE runtime = ?1 AND execution_id = ?2",
+                            args![runtime, id],
+                        )?
+                        .ok_or_else(|| {
+                            StoreError::io("the delivery order could not be read".into())
+                        })?;
+                    Delivery {
+                        ordinal: row.get(0)?,
+                        at: now,
                     }
                 }
             };
             tx.execute(
-                "UPDATE cm_log SET result = ?4, state = ?5
+                "UPDATE cm_log SET result = ?4, state = ?5, delivered = ?6, delivered_at = ?7
                  WHERE runtime = ?1 AND execution_id = ?2 AND seq = ?3",
-                args![runtime, id, seq, stored, EntryState::Applied],
+                args![
+                    runtime,
+                    id,
+                    seq,
+                    stored,
+                    EntryState::Applied,
+                    delivery.ordinal,
+                    delivery.at
+                ],
             )?;
             touch(tx, runtime, id, now)?;
-            Ok(())
+            Ok(Some(delivery))
         })
     }
 
@@ -1144,6 +1221,34 @@ impl Store {
         })
     }
 
+    /// What a pass needs to hand results to the program as earlier passes did (issue 36), in one
+    /// query: the places earlier passes recorded, the clock at the program's start (when the run
+    /// began, or when its program was approved), and the run's seed. `None`: no such run.
+    pub fn replay_plan(&self, runtime: &str, id: &str) -> StoreResult<Option<ReplayPlan>> {
+        self.read(|tx| {
+            let row = tx.query_opt(
+                "SELECT e.created_at, e.seed,
+                        (SELECT COALESCE(MAX(l.delivered) + 1, 0) FROM cm_log l
+                          WHERE l.runtime = e.runtime AND l.execution_id = e.id),
+                        (SELECT g.delivered_at FROM cm_log g
+                          WHERE g.runtime = e.runtime AND g.execution_id = e.id AND g.seq = 0
+                            AND g.connector = ?3 AND g.method = ?4)
+                 FROM cm_executions e WHERE e.runtime = ?1 AND e.id = ?2",
+                args![runtime, id, PROGRAM_GATE_CONNECTOR, PROGRAM_GATE_METHOD],
+            )?;
+            let Some(mut row) = row else {
+                return Ok(None);
+            };
+            let created_at: i64 = row.get(0)?;
+            let approved_at: Option<i64> = row.get(3)?;
+            Ok(Some(ReplayPlan {
+                seed: row.get(1)?,
+                places: row.get(2)?,
+                start: approved_at.map_or(created_at, |at| at.max(created_at)),
+            }))
+        })
+    }
+
     /// Executions newest first, each with its log; `limit` caps the count (none, or a
     /// negative one: all).
     pub fn list_executions(
@@ -1250,7 +1355,7 @@ impl Store {
 macro_rules! execution_columns {
     () => {
         "id, code, status, result, error, logs, connectors, created_at, updated_at, owner,
-         lease_until, idempotency_key"
+         lease_until, idempotency_key, seed"
     };
 }
 use execution_columns;
@@ -1258,7 +1363,8 @@ use execution_columns;
 /// The columns `entry_row` reads, in its order.
 macro_rules! entry_columns {
     () => {
-        "seq, connector, method, args, result, requires_approval, ephemeral, state, revert_error"
+        "seq, connector, method, args, result, requires_approval, ephemeral, state, revert_error,
+         delivered, delivered_at"
     };
 }
 use entry_columns;
@@ -1277,6 +1383,7 @@ fn execution_row(mut r: Row) -> StoreResult<Execution> {
         owner: r.get(9)?,
         lease_until: r.get(10)?,
         idempotency_key: r.get(11)?,
+        seed: r.get(12)?,
         log: Vec::new(),
     })
 }
@@ -1292,6 +1399,22 @@ fn entry_row(mut r: Row) -> StoreResult<LogEntry> {
         ephemeral: r.get(6)?,
         state: r.get(7)?,
         revert_error: r.get(8)?,
+        delivery: delivery_of(r.get(9)?, r.get(10)?),
+    })
+}
+
+/// A run's random seed: 32 bytes from the operating system, as hex.
+fn fresh_seed() -> StoreResult<String> {
+    let mut bytes = [0u8; 32];
+    crate::os::random_bytes(&mut bytes)
+        .map_err(|e| StoreError::io(format!("no random source for the run's seed: {e}")))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+fn delivery_of(ordinal: Option<i64>, at: Option<i64>) -> Option<Delivery> {
+    Some(Delivery {
+        ordinal: ordinal?,
+        at: at?,
     })
 }
 
@@ -1326,7 +1449,8 @@ fn write_entry(
            connector = excluded.connector, method = excluded.method,
            args = excluded.args, args_stable = excluded.args_stable, result = NULL,
            requires_approval = excluded.requires_approval,
-           ephemeral = excluded.ephemeral, state = excluded.state, revert_error = NULL",
+           ephemeral = excluded.ephemeral, state = excluded.state, revert_error = NULL,
+           delivered = NULL, delivered_at = NULL",
         args![
             runtime,
             id,
@@ -1411,7 +1535,7 @@ fn standing_at(
     let row = tx.query_opt(
         "SELECT e.status, e.owner, e.lease_until, e.updated_at,
                 l.seq, l.connector, l.method, l.args, l.result, l.requires_approval, l.ephemeral,
-                l.state, l.revert_error, l.args_stable
+                l.state, l.revert_error, l.delivered, l.delivered_at, l.args_stable
          FROM cm_executions e
          LEFT JOIN cm_log l ON l.runtime = e.runtime AND l.execution_id = e.id AND l.seq = ?3
          WHERE e.runtime = ?1 AND e.id = ?2 /*FOR UPDATE OF e*/",
@@ -1431,7 +1555,7 @@ fn standing_at(
     if entry.0.first() == Some(&Cell::Null) {
         return Ok(Some((standing, None)));
     }
-    let stable: Option<String> = entry.get(9)?;
+    let stable: Option<String> = entry.get(11)?;
     Ok(Some((
         standing,
         Some(Recorded {

@@ -59,6 +59,11 @@ pub(super) const SQLITE: &[&str] = &[
     // 3: why a rollback could not revert an entry whose effect is or may still be in force (its
     // revert threw, or a call in doubt could not be reverted); NULL otherwise.
     "ALTER TABLE cm_log ADD COLUMN revert_error TEXT;",
+    // 4: replay (issue 36): each recorded result's place in the order results reached the
+    // program, and when it was recorded; each run's random seed.
+    "ALTER TABLE cm_log ADD COLUMN delivered INTEGER;
+     ALTER TABLE cm_log ADD COLUMN delivered_at INTEGER;
+     ALTER TABLE cm_executions ADD COLUMN seed TEXT;",
 ];
 
 /// PostgreSQL's migrations in order; `cm_schema.version` is the number applied. The first is
@@ -109,6 +114,10 @@ pub(super) const POSTGRES: &[&str] = &[
      );",
     // 2: as SQLite's 3 (`revert_error`).
     "ALTER TABLE cm_log ADD COLUMN revert_error TEXT;",
+    // 3: as SQLite's 4 (delivery order, seeds).
+    "ALTER TABLE cm_log ADD COLUMN delivered BIGINT;
+     ALTER TABLE cm_log ADD COLUMN delivered_at BIGINT;
+     ALTER TABLE cm_executions ADD COLUMN seed TEXT;",
 ];
 
 /// Refuses a database whose schema is newer than this build's `known` migrations.

@@ -1081,3 +1081,84 @@ fn a_gated_run_starts_paused_on_its_program_and_runs_only_once_approved() {
         assert_eq!(status(&store, "r"), "rejected");
     });
 }
+
+/// Issue 36: results take places in the delivery order in the order they are recorded (not
+/// their seqs), a later pass reads each place back with its replay, a read re-executed on every
+/// pass keeps its first place, and each run has a seed of its own.
+#[test]
+fn recorded_results_take_delivery_places_in_recording_order() {
+    each_store(|open| {
+        let store = open();
+        store
+            .begin(RT, "d", "code", "[]", 50, &lease(), None)
+            .unwrap();
+        store
+            .begin(RT, "d2", "code", "[]", 50, &lease(), None)
+            .unwrap();
+        for seq in 0..3 {
+            let (decision, delivery) = store
+                .decide_delivered(RT, "d", OWNER, &call(seq, "gh", "get", "{}", false))
+                .unwrap();
+            assert_eq!((decision, delivery), (Decision::Execute, None));
+        }
+        let mut read = call(3, "gh", "read", "{}", false);
+        read.ephemeral = true;
+        assert_eq!(
+            store.decide_delivered(RT, "d", OWNER, &read).unwrap(),
+            (Decision::Execute, None)
+        );
+        // Replies arrive 2, 0, 3, 1.
+        let places: Vec<i64> = [2, 0, 3, 1]
+            .iter()
+            .map(|&seq| {
+                let value = format!("{seq}");
+                let delivery = store.record_result(RT, "d", seq, Ok(Some(value))).unwrap();
+                delivery.unwrap().ordinal
+            })
+            .collect();
+        assert_eq!(places, [0, 1, 2, 3]);
+        // The next pass: each replay carries the place its result took.
+        let mut by_seq = Vec::new();
+        for seq in 0..3 {
+            let (decision, delivery) = store
+                .decide_delivered(RT, "d", OWNER, &call(seq, "gh", "get", "{}", false))
+                .unwrap();
+            assert_eq!(decision, Decision::Replay(Some(format!("{seq}"))));
+            by_seq.push(delivery.unwrap().ordinal);
+        }
+        assert_eq!(by_seq, [1, 3, 0]);
+        let (decision, delivery) = store.decide_delivered(RT, "d", OWNER, &read).unwrap();
+        assert_eq!(decision, Decision::Execute);
+        assert_eq!(delivery.unwrap().ordinal, 2);
+        let again = store.record_result(RT, "d", 3, Ok(None)).unwrap().unwrap();
+        assert_eq!(again.ordinal, 2, "a re-executed read keeps its place");
+        let e = store.get_execution(RT, "d").unwrap().unwrap();
+        let logged: Vec<Option<i64>> = e
+            .log
+            .iter()
+            .map(|l| l.delivery.map(|d| d.ordinal))
+            .collect();
+        assert_eq!(logged, [Some(1), Some(3), Some(0), Some(2)]);
+        assert!(e.log.iter().all(|l| l.delivery.unwrap().at >= e.created_at));
+        let seed = e.seed.unwrap();
+        assert_eq!(seed.len(), 64);
+        assert!(seed.bytes().all(|b| b.is_ascii_hexdigit()));
+        let other = store
+            .get_execution(RT, "d2")
+            .unwrap()
+            .unwrap()
+            .seed
+            .unwrap();
+        assert_ne!(seed, other, "each run has a seed of its own");
+        // What the next pass reads in one query.
+        let plan = store.replay_plan(RT, "d").unwrap().unwrap();
+        let expected = ReplayPlan {
+            places: 4,
+            start: e.created_at,
+            seed: Some(seed),
+        };
+        assert_eq!(plan, expected);
+        assert_eq!(store.replay_plan(RT, "d2").unwrap().unwrap().places, 0);
+        assert_eq!(store.replay_plan(RT, "nope").unwrap(), None);
+    });
+}

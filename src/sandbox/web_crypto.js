@@ -1,0 +1,376 @@
+// Web Crypto beyond digest and random values: CryptoKey and crypto.subtle's importKey, exportKey,
+// generateKey, sign, verify, encrypt and decrypt for HMAC (SHA-1/256/384/512), AES-GCM (128- and
+// 256-bit keys, 96-bit IVs, 128-bit tags), ECDSA verification (P-256 with SHA-256, P-384 with
+// SHA-384) and Ed25519 verification. The cryptography is native (ring, web_natives.rs); this file
+// normalizes algorithms, checks usages and formats keys, with the Web Crypto standard's errors.
+// Not in the snapshot: web.js has natives.loadScript compile it on first use and calls the
+// function below with intrinsics it captured before any program ran.
+(function webCrypto(intrinsics) {
+  'use strict';
+  const {
+    DOMException, TypeError: TypeErrorCtor, String: StringCtor, Number: NumberCtor, Uint8Array: Uint8ArrayCtor,
+    freeze, isArray, bytesOf, codec, randomBytes, hmac, aesGcm, verify, Symbol: SymbolCtor, SymbolIterator,
+    SymbolToStringTag, MathCeil, Set: SetCtor,
+  } = intrinsics;
+
+  const notSupported = (what) => new DOMException(`${what} is not supported`, 'NotSupportedError');
+  const syntaxError = (what) => new DOMException(what, 'SyntaxError');
+  const dataError = (what) => new DOMException(what, 'DataError');
+  const invalidAccess = (what) => new DOMException(what, 'InvalidAccessError');
+
+  // A BufferSource argument's bytes, as a view. The natives copy what they are given before any
+  // program code can run again, so data is not copied here; key material is (copyBytes).
+  function viewOf(value, what) {
+    if (value === undefined || value === null || (typeof value !== 'object' && typeof value !== 'function')) {
+      throw new TypeErrorCtor(`${what} is not an ArrayBuffer or ArrayBufferView`);
+    }
+    return bytesOf(value);
+  }
+  function copyBytes(value, what) {
+    return viewOf(value, what).slice();
+  }
+  function base64url(bytes) {
+    return codec.bytesToBase64(bytes.slice()).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  }
+  function fromBase64url(text, what) {
+    if (typeof text !== 'string' || !/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) throw dataError(`${what} is not base64url`);
+    return codec.base64ToBytes(text.replace(/-/g, '+').replace(/_/g, '/'));
+  }
+  function equalBytes(a, b) {
+    if (a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+    return true;
+  }
+
+  // ---- Algorithm normalization ------------------------------------------------------------------
+  const NAMES = ['HMAC', 'AES-GCM', 'ECDSA', 'Ed25519'];
+  const HASHES = ['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512'];
+  const KNOWN = ['RSASSA-PKCS1-v1_5', 'RSA-PSS', 'RSA-OAEP', 'ECDH', 'X25519', 'AES-CTR', 'AES-CBC', 'AES-KW',
+    'HKDF', 'PBKDF2', 'SHA-1', 'SHA-256', 'SHA-384', 'SHA-512', ...NAMES];
+  // The algorithms each operation knows (Web Crypto's registry, restricted to those above): any
+  // other name is a NotSupportedError for that operation.
+  const OPERATIONS = {
+    sign: ['HMAC', 'ECDSA', 'Ed25519'], verify: ['HMAC', 'ECDSA', 'Ed25519'], importKey: NAMES, generateKey: NAMES,
+    encrypt: ['AES-GCM'], decrypt: ['AES-GCM'],
+  };
+  function normalize(algorithm, operation) {
+    let dict = algorithm;
+    if (typeof algorithm === 'string') dict = { name: algorithm };
+    else if (algorithm === null || typeof algorithm !== 'object') throw new TypeErrorCtor('The algorithm is not an object or a string');
+    if (dict.name === undefined) throw new TypeErrorCtor("The algorithm's name is required");
+    const given = StringCtor(dict.name);
+    const upper = given.toUpperCase();
+    const name = KNOWN.find((known) => known.toUpperCase() === upper);
+    if (name === undefined || !(OPERATIONS[operation] || []).includes(name)) throw notSupported(`Algorithm ${given} for ${operation}`);
+    return { dict, name };
+  }
+  function normalizeHash(hash) {
+    if (hash === undefined) throw new TypeErrorCtor('The algorithm\'s hash is required');
+    const name = typeof hash === 'string' ? hash : hash === null || typeof hash !== 'object' ? undefined : hash.name;
+    if (name === undefined) throw new TypeErrorCtor('The hash is not an algorithm');
+    const upper = StringCtor(name).toUpperCase();
+    const found = HASHES.find((h) => h === upper);
+    if (found === undefined) throw notSupported(`Hash ${StringCtor(name)}`);
+    return found;
+  }
+  function checkUsages(usages, allowed) {
+    if (!isArray(usages) && (usages === null || typeof usages !== 'object' || typeof usages[SymbolIterator] !== 'function')) {
+      throw new TypeErrorCtor('keyUsages is not a sequence');
+    }
+    const list = [...usages].map((u) => StringCtor(u));
+    for (const usage of list) {
+      if (!['encrypt', 'decrypt', 'sign', 'verify', 'deriveKey', 'deriveBits', 'wrapKey', 'unwrapKey'].includes(usage)) {
+        throw new TypeErrorCtor(`'${usage}' is not a valid KeyUsage`);
+      }
+      if (!allowed.includes(usage)) throw syntaxError(`Cannot create a key with usage '${usage}'`);
+    }
+    return [...new SetCtor(list)];
+  }
+  const BLOCK_BITS = { 'SHA-1': 512, 'SHA-256': 512, 'SHA-384': 1024, 'SHA-512': 1024 };
+  const CURVES = { 'P-256': { size: 32, hash: 'SHA-256', spki: '3059301306072a8648ce3d020106082a8648ce3d030107034200' },
+    'P-384': { size: 48, hash: 'SHA-384', spki: '3076301006072a8648ce3d020106052b81040022036200' } };
+  const ED25519_SPKI = '302a300506032b6570032100';
+  function hexBytes(hex) {
+    const out = new Uint8ArrayCtor(hex.length / 2);
+    for (let i = 0; i < out.length; i++) out[i] = NumberCtor.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+    return out;
+  }
+  function concat(a, b) {
+    const out = new Uint8ArrayCtor(a.length + b.length);
+    out.set(a);
+    out.set(b, a.length);
+    return out;
+  }
+
+  // ---- CryptoKey ----------------------------------------------------------------------------------
+  const INTERNAL = SymbolCtor('internal');
+  let keyParts;
+  class CryptoKey {
+    #type;
+    #extractable;
+    #algorithm;
+    #usages;
+    #material;
+    constructor(key, type, extractable, algorithm, usages, material) {
+      if (key !== INTERNAL) throw new TypeErrorCtor('Illegal constructor');
+      this.#type = type;
+      this.#extractable = extractable;
+      this.#algorithm = freeze(algorithm);
+      this.#usages = usages;
+      this.#material = material;
+    }
+    get type() { return this.#type; }
+    get extractable() { return this.#extractable; }
+    get algorithm() { return this.#algorithm; }
+    get usages() { return [...this.#usages]; }
+    get [SymbolToStringTag]() { return 'CryptoKey'; }
+    static {
+      keyParts = (key) => {
+        if (key === null || typeof key !== 'object' || !(#type in key)) throw new TypeErrorCtor('The key is not a CryptoKey');
+        return { type: key.#type, extractable: key.#extractable, algorithm: key.#algorithm, usages: key.#usages, material: key.#material };
+      };
+    }
+  }
+  const makeKey = (type, extractable, algorithm, usages, material) =>
+    new CryptoKey(INTERNAL, type, Boolean(extractable), algorithm, usages, material);
+  function keyFor(key, name, usage) {
+    const parts = keyParts(key);
+    if (parts.algorithm.name !== name) throw invalidAccess(`The key is not a ${name} key`);
+    if (!parts.usages.includes(usage)) throw invalidAccess(`The key does not allow '${usage}'`);
+    return parts;
+  }
+
+  // ---- importKey ------------------------------------------------------------------------------------
+  function jwkObject(keyData) {
+    if (keyData === null || typeof keyData !== 'object' || bytesOfOrNull(keyData) !== null) throw new TypeErrorCtor('A JWK must be an object');
+    return keyData;
+  }
+  function bytesOfOrNull(value) {
+    try { return bytesOf(value); } catch { return null; }
+  }
+  function checkJwkCommon(jwk, kty, usages, extractable) {
+    if (jwk.kty !== kty) throw dataError(`The JWK's kty must be '${kty}'`);
+    if (jwk.ext === false && extractable) throw dataError('The JWK is not extractable');
+    if (jwk.key_ops !== undefined) {
+      if (!isArray(jwk.key_ops)) throw dataError('The JWK key_ops is not an array');
+      for (const usage of usages) if (!jwk.key_ops.includes(usage)) throw dataError(`The JWK key_ops lacks '${usage}'`);
+    }
+    if (jwk.use !== undefined && usages.length > 0 && jwk.use !== (kty === 'oct' && usages.some((u) => u === 'encrypt' || u === 'decrypt' || u === 'wrapKey' || u === 'unwrapKey') ? 'enc' : 'sig')) {
+      throw dataError(`The JWK use '${jwk.use}' does not fit the usages`);
+    }
+  }
+  function importHmac(format, keyData, dict, extractable, usages) {
+    const hash = normalizeHash(dict.hash);
+    const allowed = checkUsages(usages, ['sign', 'verify']);
+    let bytes;
+    if (format === 'raw') bytes = copyBytes(keyData, 'keyData');
+    else if (format === 'jwk') {
+      const jwk = jwkObject(keyData);
+      checkJwkCommon(jwk, 'oct', allowed, extractable);
+      bytes = fromBase64url(jwk.k, 'The JWK k');
+      if (jwk.alg !== undefined && jwk.alg !== 'HS' + (hash === 'SHA-1' ? '1' : hash.slice(4))) throw dataError(`The JWK alg '${jwk.alg}' does not match ${hash}`);
+    } else throw notSupported(`Format '${format}' for HMAC keys`);
+    if (bytes.length === 0) throw dataError('An HMAC key cannot be empty');
+    let length = bytes.length * 8;
+    if (dict.length !== undefined) {
+      const given = NumberCtor(dict.length);
+      if (given > length || given <= length - 8) throw dataError('The HMAC key length does not match the key data');
+      length = given;
+    }
+    if (allowed.length === 0) throw syntaxError('An HMAC key needs a usage');
+    return makeKey('secret', extractable, { name: 'HMAC', hash: freeze({ name: hash }), length }, allowed, bytes);
+  }
+  function importAes(format, keyData, extractable, usages) {
+    const allowed = checkUsages(usages, ['encrypt', 'decrypt', 'wrapKey', 'unwrapKey']);
+    let bytes;
+    if (format === 'raw') bytes = copyBytes(keyData, 'keyData');
+    else if (format === 'jwk') {
+      const jwk = jwkObject(keyData);
+      checkJwkCommon(jwk, 'oct', allowed, extractable);
+      bytes = fromBase64url(jwk.k, 'The JWK k');
+      if (jwk.alg !== undefined && jwk.alg !== `A${bytes.length * 8}GCM`) throw dataError(`The JWK alg '${jwk.alg}' does not match the key`);
+    } else throw notSupported(`Format '${format}' for AES keys`);
+    if (bytes.length === 24) throw notSupported('AES-192');
+    if (bytes.length !== 16 && bytes.length !== 32) throw dataError('An AES key must be 128 or 256 bits');
+    if (allowed.length === 0) throw syntaxError('An AES key needs a usage');
+    return makeKey('secret', extractable, { name: 'AES-GCM', length: bytes.length * 8 }, allowed, bytes);
+  }
+  function importEcdsa(format, keyData, dict, extractable, usages) {
+    const curveName = StringCtor(dict.namedCurve);
+    const curve = CURVES[curveName];
+    if (curve === undefined) throw notSupported(`Curve ${curveName}`);
+    let point;
+    if (format === 'raw') point = copyBytes(keyData, 'keyData');
+    else if (format === 'spki') {
+      const der = copyBytes(keyData, 'keyData');
+      const prefix = hexBytes(curve.spki);
+      if (!equalBytes(der.subarray(0, prefix.length), prefix)) throw dataError(`The SPKI is not an uncompressed ${curveName} public key`);
+      point = der.slice(prefix.length);
+    } else if (format === 'jwk') {
+      const jwk = jwkObject(keyData);
+      if (jwk.d !== undefined) throw notSupported('ECDSA private keys');
+      checkJwkCommon(jwk, 'EC', usages, extractable);
+      if (jwk.crv !== curveName) throw dataError(`The JWK crv is not ${curveName}`);
+      const x = fromBase64url(jwk.x, 'The JWK x');
+      const y = fromBase64url(jwk.y, 'The JWK y');
+      if (x.length !== curve.size || y.length !== curve.size) throw dataError('The JWK coordinates have the wrong length');
+      point = concat(new Uint8ArrayCtor([4]), concat(x, y));
+    } else throw notSupported(`Format '${format}' for ECDSA keys (public keys only)`);
+    if (point.length !== 1 + 2 * curve.size || point[0] !== 4) throw dataError(`The key is not an uncompressed ${curveName} point`);
+    const allowed = checkUsages(usages, ['verify']);
+    return makeKey('public', extractable, { name: 'ECDSA', namedCurve: curveName }, allowed, point);
+  }
+  function importEd25519(format, keyData, extractable, usages) {
+    let bytes;
+    if (format === 'raw') bytes = copyBytes(keyData, 'keyData');
+    else if (format === 'spki') {
+      const der = copyBytes(keyData, 'keyData');
+      const prefix = hexBytes(ED25519_SPKI);
+      if (der.length !== prefix.length + 32 || !equalBytes(der.subarray(0, prefix.length), prefix)) throw dataError('The SPKI is not an Ed25519 public key');
+      bytes = der.slice(prefix.length);
+    } else if (format === 'jwk') {
+      const jwk = jwkObject(keyData);
+      if (jwk.d !== undefined) throw notSupported('Ed25519 private keys');
+      checkJwkCommon(jwk, 'OKP', usages, extractable);
+      if (jwk.crv !== 'Ed25519') throw dataError('The JWK crv is not Ed25519');
+      bytes = fromBase64url(jwk.x, 'The JWK x');
+    } else throw notSupported(`Format '${format}' for Ed25519 keys (public keys only)`);
+    if (bytes.length !== 32) throw dataError('An Ed25519 public key is 32 bytes');
+    const allowed = checkUsages(usages, ['verify']);
+    return makeKey('public', extractable, { name: 'Ed25519' }, allowed, bytes);
+  }
+
+  // ---- exportKey --------------------------------------------------------------------------------------
+  function exportKey(format, key) {
+    const parts = keyParts(key);
+    if (!parts.extractable) throw invalidAccess('The key is not extractable');
+    const { algorithm, material } = parts;
+    const jwkBase = (extra) => ({ ...extra, key_ops: [...parts.usages], ext: true });
+    switch (algorithm.name) {
+      case 'HMAC':
+      case 'AES-GCM':
+        if (format === 'raw') return material.slice().buffer;
+        if (format === 'jwk') {
+          const alg = algorithm.name === 'HMAC' ? 'HS' + (algorithm.hash.name === 'SHA-1' ? '1' : algorithm.hash.name.slice(4)) : `A${algorithm.length}GCM`;
+          return jwkBase({ kty: 'oct', k: base64url(material), alg });
+        }
+        break;
+      case 'ECDSA': {
+        const curve = CURVES[algorithm.namedCurve];
+        if (format === 'raw') return material.slice().buffer;
+        if (format === 'spki') return concat(hexBytes(curve.spki), material).buffer;
+        if (format === 'jwk') {
+          return jwkBase({ kty: 'EC', crv: algorithm.namedCurve, x: base64url(material.subarray(1, 1 + curve.size)), y: base64url(material.subarray(1 + curve.size)) });
+        }
+        break;
+      }
+      case 'Ed25519':
+        if (format === 'raw') return material.slice().buffer;
+        if (format === 'spki') return concat(hexBytes(ED25519_SPKI), material).buffer;
+        if (format === 'jwk') return jwkBase({ kty: 'OKP', crv: 'Ed25519', x: base64url(material), alg: 'Ed25519' });
+        break;
+      default:
+        break;
+    }
+    throw notSupported(`Exporting a ${algorithm.name} key as '${format}'`);
+  }
+
+  const FORMATS = ['raw', 'spki', 'pkcs8', 'jwk'];
+  function format(value) {
+    const text = StringCtor(value);
+    if (!FORMATS.includes(text)) throw new TypeErrorCtor(`'${text}' is not a valid KeyFormat`);
+    return text;
+  }
+
+  const subtle = {
+    async importKey(keyFormat, keyData, algorithm, extractable, keyUsages) {
+      if (arguments.length < 5) throw new TypeErrorCtor("Failed to execute 'importKey' on 'SubtleCrypto': 5 arguments required");
+      const fmt = format(keyFormat);
+      const { dict, name } = normalize(algorithm, 'importKey');
+      switch (name) {
+        case 'HMAC': return importHmac(fmt, keyData, dict, Boolean(extractable), keyUsages);
+        case 'AES-GCM': return importAes(fmt, keyData, Boolean(extractable), keyUsages);
+        case 'ECDSA': return importEcdsa(fmt, keyData, dict, Boolean(extractable), keyUsages);
+        default: return importEd25519(fmt, keyData, Boolean(extractable), keyUsages);
+      }
+    },
+    async exportKey(keyFormat, key) {
+      if (arguments.length < 2) throw new TypeErrorCtor("Failed to execute 'exportKey' on 'SubtleCrypto': 2 arguments required");
+      return exportKey(format(keyFormat), key);
+    },
+    async generateKey(algorithm, extractable, keyUsages) {
+      if (arguments.length < 3) throw new TypeErrorCtor("Failed to execute 'generateKey' on 'SubtleCrypto': 3 arguments required");
+      const { dict, name } = normalize(algorithm, 'generateKey');
+      if (name === 'HMAC') {
+        const hash = normalizeHash(dict.hash);
+        const length = dict.length === undefined ? BLOCK_BITS[hash] : NumberCtor(dict.length);
+        if (!(length > 0) || length > 65536 * 8) throw new DOMException('The HMAC key length is not supported', 'OperationError');
+        const bytes = randomBytes(MathCeil(length / 8));
+        const allowed = checkUsages(keyUsages, ['sign', 'verify']);
+        if (allowed.length === 0) throw syntaxError('An HMAC key needs a usage');
+        return makeKey('secret', extractable, { name: 'HMAC', hash: freeze({ name: hash }), length }, allowed, bytes);
+      }
+      if (name === 'AES-GCM') {
+        const length = NumberCtor(dict.length);
+        if (length === 192) throw notSupported('AES-192');
+        if (length !== 128 && length !== 256) throw new DOMException('An AES key must be 128 or 256 bits', 'OperationError');
+        const allowed = checkUsages(keyUsages, ['encrypt', 'decrypt', 'wrapKey', 'unwrapKey']);
+        if (allowed.length === 0) throw syntaxError('An AES key needs a usage');
+        return makeKey('secret', extractable, { name: 'AES-GCM', length }, allowed, randomBytes(length / 8));
+      }
+      throw notSupported(`Generating ${name} keys`);
+    },
+    async sign(algorithm, key, data) {
+      if (arguments.length < 3) throw new TypeErrorCtor("Failed to execute 'sign' on 'SubtleCrypto': 3 arguments required");
+      const { name } = normalize(algorithm, 'sign');
+      const bytes = viewOf(data, 'data');
+      const parts = keyFor(key, name, 'sign');
+      if (name !== 'HMAC') throw notSupported(`Signing with ${name}`);
+      return hmac(parts.algorithm.hash.name, parts.material, bytes);
+    },
+    async verify(algorithm, key, signature, data) {
+      if (arguments.length < 4) throw new TypeErrorCtor("Failed to execute 'verify' on 'SubtleCrypto': 4 arguments required");
+      const { dict, name } = normalize(algorithm, 'verify');
+      const sig = viewOf(signature, 'signature');
+      const bytes = viewOf(data, 'data');
+      const parts = keyFor(key, name, 'verify');
+      if (name === 'HMAC') return hmac(parts.algorithm.hash.name, parts.material, bytes, sig);
+      if (name === 'ECDSA') {
+        const hash = normalizeHash(dict.hash);
+        const curve = CURVES[parts.algorithm.namedCurve];
+        if (hash !== curve.hash) throw notSupported(`ECDSA ${parts.algorithm.namedCurve} with ${hash}`);
+        return verify(`ECDSA-${parts.algorithm.namedCurve.replace('-', '')}-${hash.replace('-', '')}`, parts.material, bytes, sig);
+      }
+      if (name === 'Ed25519') return verify('Ed25519', parts.material, bytes, sig);
+      throw notSupported(`Verifying with ${name}`);
+    },
+    async encrypt(algorithm, key, data) {
+      return aes(true, algorithm, key, data, arguments.length);
+    },
+    async decrypt(algorithm, key, data) {
+      return aes(false, algorithm, key, data, arguments.length);
+    },
+    async deriveBits(algorithm) { normalize(algorithm, 'deriveBits'); },
+    async deriveKey(algorithm) { normalize(algorithm, 'deriveKey'); },
+    async wrapKey() { throw notSupported('wrapKey'); },
+    async unwrapKey() { throw notSupported('unwrapKey'); },
+  };
+  function aes(encrypt, algorithm, key, data, argc) {
+    const operation = encrypt ? 'encrypt' : 'decrypt';
+    if (argc < 3) throw new TypeErrorCtor(`Failed to execute '${operation}' on 'SubtleCrypto': 3 arguments required`);
+    const { dict } = normalize(algorithm, operation);
+    const iv = copyBytes(dict.iv, 'iv');
+    const aad = dict.additionalData === undefined ? new Uint8ArrayCtor(0) : copyBytes(dict.additionalData, 'additionalData');
+    const tagLength = dict.tagLength === undefined ? 128 : NumberCtor(dict.tagLength);
+    const bytes = viewOf(data, 'data');
+    const parts = keyFor(key, 'AES-GCM', operation);
+    if (![32, 64, 96, 104, 112, 120, 128].includes(tagLength)) throw new DOMException('Invalid tagLength', 'OperationError');
+    if (tagLength !== 128) throw notSupported('An AES-GCM tag shorter than 128 bits');
+    if (iv.length !== 12) throw notSupported('An AES-GCM IV that is not 96 bits');
+    if (!encrypt && bytes.length < 16) throw new DOMException('The data is shorter than the tag', 'OperationError');
+    const out = aesGcm(encrypt, parts.material, iv, bytes, aad);
+    if (out === null) throw new DOMException('The operation failed for an operation-specific reason', 'OperationError');
+    return out;
+  }
+  return { subtle, CryptoKey };
+})

@@ -1,0 +1,1758 @@
+// The WHATWG Streams standard inside the sandbox: ReadableStream (default readers, async
+// iteration, tee, pipeTo/pipeThrough, ReadableStream.from; `type: 'bytes'` streams with default
+// and BYOB readers), WritableStream, TransformStream, the two queuing strategies,
+// TextEncoderStream/TextDecoderStream and CompressionStream/DecompressionStream. Written from the
+// standard's abstract operations, whose names the functions below keep. Not in the snapshot: the first use of a stream (a stream global,
+// a body's `body`, Blob.stream()) has natives.loadScript compile this file, and web_net.js calls
+// the function it evaluates to with the intrinsics it captured in the snapshot (a program may have
+// replaced the globals by then) and the AbortController/AbortSignal classes it built. Every queue
+// lives on the isolate's heap, under the run's memory bound.
+(function streams(intrinsics, net) {
+  'use strict';
+  const { AbortController, AbortSignal, zlib } = net;
+  const { defineProperty, getPrototypeOf, create: objectCreate } = intrinsics.Object;
+  const ReflectApply = intrinsics.ReflectApply;
+  const PromiseCtor = intrinsics.Promise;
+  const promiseThen = intrinsics.promiseThen;
+  const promiseResolve = intrinsics.promiseResolve;
+  const promiseReject = intrinsics.promiseReject;
+  const promiseAll = intrinsics.promiseAll;
+  const PromiseResolve = (value) => ReflectApply(promiseResolve, PromiseCtor, [value]);
+  const PromiseReject = (reason) => ReflectApply(promiseReject, PromiseCtor, [reason]);
+  const PromiseAll = (values) => ReflectApply(promiseAll, PromiseCtor, [values]);
+  const TypeErrorCtor = intrinsics.TypeError;
+  const RangeErrorCtor = intrinsics.RangeError;
+  const NumberCtor = intrinsics.Number;
+  const StringCtor = intrinsics.String;
+  const Uint8ArrayCtor = intrinsics.Uint8Array;
+  const isView = intrinsics.isView;
+  const SymbolAsyncIterator = intrinsics.SymbolAsyncIterator;
+  const SymbolIterator = intrinsics.SymbolIterator;
+  const SymbolToStringTag = intrinsics.SymbolToStringTag;
+  const AsyncIteratorPrototype = intrinsics.AsyncIteratorPrototype;
+  const bufferByteLength = intrinsics.bufferByteLength;
+  const TextEncoderCtor = intrinsics.TextEncoder;
+  const TextDecoderCtor = intrinsics.TextDecoder;
+  const queueMicrotaskFn = intrinsics.queueMicrotask;
+  const MathFloor = intrinsics.MathFloor;
+  const WeakMapCtor = intrinsics.WeakMap;
+  const SymbolCtor = intrinsics.Symbol;
+  {
+    function then(promise, onFulfilled, onRejected) {
+      return ReflectApply(promiseThen, promise, [onFulfilled, onRejected]);
+    }
+    function markHandled(promise) {
+      then(promise, undefined, () => {});
+      return promise;
+    }
+    function noop() {}
+    // A promise with its settling functions and a flag telling whether it is still pending.
+    function deferred() {
+      const d = { promise: null, resolve: null, reject: null, settled: false };
+      d.promise = new PromiseCtor((resolve, reject) => {
+        d.resolve = (value) => { d.settled = true; resolve(value); };
+        d.reject = (reason) => { d.settled = true; reject(reason); };
+      });
+      return d;
+    }
+    function rejectedDeferred(reason) {
+      const d = deferred();
+      d.reject(reason);
+      markHandled(d.promise);
+      return d;
+    }
+    function resolvedDeferred(value) {
+      const d = deferred();
+      d.resolve(value);
+      return d;
+    }
+    // Calls `method` of `object` (if any) and turns its result or exception into a promise.
+    function promiseCall(method, object, args) {
+      if (method === undefined) return PromiseResolve(undefined);
+      try {
+        return PromiseResolve(ReflectApply(method, object, args));
+      } catch (error) {
+        return PromiseReject(error);
+      }
+    }
+    function getMethod(object, name, context) {
+      const method = object[name];
+      if (method === undefined || method === null) return undefined;
+      if (typeof method !== 'function') throw new TypeErrorCtor(`${context}: '${name}' must be a function`);
+      return method;
+    }
+    function isObject(value) {
+      return value !== null && (typeof value === 'object' || typeof value === 'function');
+    }
+    function dictionary(value, context) {
+      if (value === undefined || value === null) return {};
+      if (!isObject(value)) throw new TypeErrorCtor(`${context}: the argument is not an object`);
+      return value;
+    }
+    function isArrayBuffer(value) {
+      try {
+        ReflectApply(bufferByteLength, value, []);
+        return true;
+      } catch {
+        return false;
+      }
+    }
+
+    // ---- Queuing strategies -------------------------------------------------------------------
+    function extractHighWaterMark(strategy, defaultHWM) {
+      if (strategy.highWaterMark === undefined) return defaultHWM;
+      const hwm = NumberCtor(strategy.highWaterMark);
+      if (NumberCtor.isNaN(hwm) || hwm < 0) throw new RangeErrorCtor('Invalid highWaterMark');
+      return hwm;
+    }
+    function extractSizeAlgorithm(strategy) {
+      const size = strategy.size;
+      if (size === undefined) return () => 1;
+      if (typeof size !== 'function') throw new TypeErrorCtor('The strategy\'s size must be a function');
+      return (chunk) => size(chunk);
+    }
+    function strategyInit(init, name) {
+      if (!isObject(init) || init.highWaterMark === undefined) {
+        throw new TypeErrorCtor(`Failed to construct '${name}': highWaterMark is required`);
+      }
+      return NumberCtor(init.highWaterMark);
+    }
+    const byteLengthSize = { size(chunk) { return chunk.byteLength; } }.size;
+    const countSize = { size() { return 1; } }.size;
+    class ByteLengthQueuingStrategy {
+      #hwm;
+      constructor(init) { this.#hwm = strategyInit(init, 'ByteLengthQueuingStrategy'); }
+      get highWaterMark() { return this.#hwm; }
+      get size() { return byteLengthSize; }
+      get [SymbolToStringTag]() { return 'ByteLengthQueuingStrategy'; }
+    }
+    class CountQueuingStrategy {
+      #hwm;
+      constructor(init) { this.#hwm = strategyInit(init, 'CountQueuingStrategy'); }
+      get highWaterMark() { return this.#hwm; }
+      get size() { return countSize; }
+      get [SymbolToStringTag]() { return 'CountQueuingStrategy'; }
+    }
+
+    // ---- Queue-with-sizes -----------------------------------------------------------------
+    function resetQueue(container) {
+      container.queue = [];
+      container.queueHead = 0;
+      container.queueTotalSize = 0;
+    }
+    function queueLength(container) {
+      return container.queue.length - container.queueHead;
+    }
+    function enqueueValueWithSize(container, value, size) {
+      const n = NumberCtor(size);
+      if (NumberCtor.isNaN(n) || n < 0 || n === Infinity) throw new RangeErrorCtor('The chunk size must be a finite, non-negative number');
+      container.queue.push({ value, size: n });
+      container.queueTotalSize += n;
+    }
+    function dequeueValue(container) {
+      const pair = container.queue[container.queueHead];
+      container.queue[container.queueHead] = undefined;
+      container.queueHead++;
+      if (container.queueHead > 1024 && container.queueHead * 2 > container.queue.length) {
+        container.queue = container.queue.slice(container.queueHead);
+        container.queueHead = 0;
+      }
+      container.queueTotalSize -= pair.size;
+      if (container.queueTotalSize < 0) container.queueTotalSize = 0;
+      return pair.value;
+    }
+    function peekQueueValue(container) {
+      return container.queue[container.queueHead].value;
+    }
+
+    // ---- ReadableStream: internal records ------------------------------------------------------
+    // Records: stream { state, reader, storedError, disturbed, controller, object }, controller
+    // { stream, queue…, started, closeRequested, pullAgain, pulling, strategyHWM, strategySize,
+    // pullAlgorithm, cancelAlgorithm, object, bytes }, reader { stream, closed (deferred),
+    // readRequests, byob, object }.
+    let readableRecord;
+    let makeReadable;
+    // Set while makeReadable/makeWritable construct an object whose record they supply.
+    let constructingBare = false;
+    let readerRecord;
+    let writableRecord;
+    let makeWritable;
+
+    function isReadableLocked(stream) {
+      return stream.reader !== null;
+    }
+    function readableCanCloseOrEnqueue(controller) {
+      return !controller.closeRequested && controller.stream.state === 'readable';
+    }
+    function readableGetDesiredSize(controller) {
+      const state = controller.stream.state;
+      if (state === 'errored') return null;
+      if (state === 'closed') return 0;
+      return controller.strategyHWM - controller.queueTotalSize;
+    }
+    function readableShouldCallPull(controller) {
+      if (!readableCanCloseOrEnqueue(controller) || !controller.started) return false;
+      const stream = controller.stream;
+      if (stream.reader !== null && stream.reader.readRequests.length > 0) return true;
+      return readableGetDesiredSize(controller) > 0;
+    }
+    function readableClearAlgorithms(controller) {
+      controller.pullAlgorithm = undefined;
+      controller.cancelAlgorithm = undefined;
+      controller.strategySize = undefined;
+    }
+    function readableCallPullIfNeeded(controller) {
+      if (!readableShouldCallPull(controller)) return;
+      if (controller.pulling) {
+        controller.pullAgain = true;
+        return;
+      }
+      controller.pulling = true;
+      then(controller.pullAlgorithm(), () => {
+        controller.pulling = false;
+        if (controller.pullAgain) {
+          controller.pullAgain = false;
+          readableCallPullIfNeeded(controller);
+        }
+      }, (error) => readableControllerError(controller, error));
+    }
+    function readableControllerClose(controller) {
+      if (!readableCanCloseOrEnqueue(controller)) return;
+      controller.closeRequested = true;
+      if (queueLength(controller) === 0) {
+        readableClearAlgorithms(controller);
+        readableStreamClose(controller.stream);
+      }
+    }
+    function readableControllerEnqueue(controller, chunk) {
+      if (!readableCanCloseOrEnqueue(controller)) return;
+      const stream = controller.stream;
+      if (stream.reader !== null && stream.reader.readRequests.length > 0) {
+        readableFulfillReadRequest(stream, chunk, false);
+      } else {
+        let size;
+        try {
+          size = controller.strategySize(chunk);
+        } catch (error) {
+          readableControllerError(controller, error);
+          throw error;
+        }
+        try {
+          enqueueValueWithSize(controller, chunk, size);
+        } catch (error) {
+          readableControllerError(controller, error);
+          throw error;
+        }
+      }
+      readableCallPullIfNeeded(controller);
+    }
+    function readableControllerError(controller, error) {
+      const stream = controller.stream;
+      if (stream.state !== 'readable') return;
+      resetQueue(controller);
+      readableClearAlgorithms(controller);
+      readableStreamError(stream, error);
+    }
+    function readablePullSteps(controller, readRequest) {
+      const stream = controller.stream;
+      if (queueLength(controller) > 0) {
+        const chunk = dequeueValue(controller);
+        if (controller.closeRequested && queueLength(controller) === 0) {
+          readableClearAlgorithms(controller);
+          readableStreamClose(stream);
+        } else {
+          readableCallPullIfNeeded(controller);
+        }
+        readRequest.chunk(chunk);
+      } else {
+        stream.reader.readRequests.push(readRequest);
+        readableCallPullIfNeeded(controller);
+      }
+    }
+    function readableCancelSteps(controller, reason) {
+      resetQueue(controller);
+      const result = controller.cancelAlgorithm(reason);
+      readableClearAlgorithms(controller);
+      return result;
+    }
+    function readableStreamClose(stream) {
+      stream.state = 'closed';
+      const reader = stream.reader;
+      if (reader === null) return;
+      reader.closed.resolve(undefined);
+      const requests = reader.readRequests;
+      reader.readRequests = [];
+      for (const request of requests) request.close();
+    }
+    function readableStreamError(stream, error) {
+      stream.state = 'errored';
+      stream.storedError = error;
+      const reader = stream.reader;
+      if (reader === null) return;
+      reader.closed.reject(error);
+      markHandled(reader.closed.promise);
+      const requests = reader.readRequests;
+      reader.readRequests = [];
+      for (const request of requests) request.error(error);
+    }
+    function readableFulfillReadRequest(stream, chunk, done) {
+      const request = stream.reader.readRequests.shift();
+      if (done) request.close();
+      else request.chunk(chunk);
+    }
+    function readableStreamCancel(stream, reason) {
+      stream.disturbed = true;
+      if (stream.state === 'closed') return PromiseResolve(undefined);
+      if (stream.state === 'errored') return PromiseReject(stream.storedError);
+      readableStreamClose(stream);
+      const result = readableCancelSteps(stream.controller, reason);
+      return then(result, () => undefined);
+    }
+    function readerGenericInitialize(reader, stream) {
+      reader.stream = stream;
+      stream.reader = reader;
+      if (stream.state === 'readable') reader.closed = deferred();
+      else if (stream.state === 'closed') reader.closed = resolvedDeferred(undefined);
+      else reader.closed = rejectedDeferred(stream.storedError);
+    }
+    function readerGenericRelease(reader) {
+      const stream = reader.stream;
+      const error = new TypeErrorCtor('The reader was released');
+      if (stream.state === 'readable') reader.closed.reject(error);
+      else reader.closed = rejectedDeferred(error);
+      markHandled(reader.closed.promise);
+      stream.reader = null;
+      reader.stream = null;
+    }
+    function readerRelease(reader) {
+      readerGenericRelease(reader);
+      const requests = reader.readRequests;
+      reader.readRequests = [];
+      const error = new TypeErrorCtor('The reader was released');
+      for (const request of requests) request.error(error);
+    }
+    function readerRead(reader, readRequest) {
+      const stream = reader.stream;
+      stream.disturbed = true;
+      if (stream.state === 'closed') readRequest.close();
+      else if (stream.state === 'errored') readRequest.error(stream.storedError);
+      else stream.controller.pullSteps(readRequest);
+    }
+    function acquireReader(stream) {
+      if (isReadableLocked(stream)) throw new TypeErrorCtor('The stream is locked to a reader');
+      const reader = { stream: null, closed: null, readRequests: [], byob: false, object: null };
+      readerGenericInitialize(reader, stream);
+      return reader;
+    }
+    // A read request whose result is a promise of { value, done }.
+    function promiseReadRequest() {
+      const d = deferred();
+      return {
+        promise: d.promise,
+        chunk: (value) => d.resolve({ value, done: false }),
+        close: () => d.resolve({ value: undefined, done: true }),
+        error: (error) => d.reject(error),
+      };
+    }
+
+    function newReadableRecord() {
+      return { state: 'readable', reader: null, storedError: undefined, disturbed: false, controller: null, object: null };
+    }
+    function setUpReadableController(stream, controller, startAlgorithm, pullAlgorithm, cancelAlgorithm, hwm, sizeAlgorithm) {
+      controller.stream = stream;
+      resetQueue(controller);
+      controller.started = false;
+      controller.closeRequested = false;
+      controller.pullAgain = false;
+      controller.pulling = false;
+      controller.strategySize = sizeAlgorithm;
+      controller.strategyHWM = hwm;
+      controller.pullAlgorithm = pullAlgorithm;
+      controller.cancelAlgorithm = cancelAlgorithm;
+      controller.pullSteps = (request) => (controller.bytes ? bytePullSteps : readablePullSteps)(controller, request);
+      stream.controller = controller;
+      const startResult = startAlgorithm();
+      then(PromiseResolve(startResult), () => {
+        controller.started = true;
+        readableCallPullIfNeeded(controller);
+      }, (error) => readableControllerError(controller, error));
+    }
+    // CreateReadableStream: a stream driven by algorithms (tee branches, transforms, bodies).
+    function createReadableStream(startAlgorithm, pullAlgorithm, cancelAlgorithm, hwm = 1, sizeAlgorithm = () => 1) {
+      const stream = newReadableRecord();
+      makeReadable(stream);
+      const controller = { bytes: false, object: null };
+      controller.object = makeReadableController(controller);
+      setUpReadableController(stream, controller, startAlgorithm, pullAlgorithm, cancelAlgorithm, hwm, sizeAlgorithm);
+      return stream;
+    }
+
+    // ---- Byte streams ------------------------------------------------------------------------
+    // A `type: 'bytes'` stream queues copies of the views it is given (so the source may reuse
+    // its buffers) and serves default reads with whole chunks and BYOB reads by copying into the
+    // reader's view. byobRequest is always null: sources enqueue.
+    function byteChunk(chunk) {
+      if (!isView(chunk)) throw new TypeErrorCtor('The chunk must be an ArrayBufferView');
+      if (chunk.byteLength === 0) throw new TypeErrorCtor('The chunk must not be empty');
+      return new Uint8ArrayCtor(chunk.buffer.slice(chunk.byteOffset, chunk.byteOffset + chunk.byteLength));
+    }
+    function byteControllerEnqueue(controller, chunk) {
+      const copy = byteChunk(chunk);
+      if (controller.closeRequested) throw new TypeErrorCtor('The stream is closing');
+      if (controller.stream.state !== 'readable') throw new TypeErrorCtor('The stream is not readable');
+      enqueueValueWithSize(controller, copy, copy.byteLength);
+      const reader = controller.stream.reader;
+      while (reader !== null && reader.readRequests.length > 0 && queueLength(controller) > 0) {
+        const request = reader.readRequests.shift();
+        request.chunk(takeBytes(controller, request));
+      }
+      readableCallPullIfNeeded(controller);
+    }
+    // Takes from the queue's first chunk what `request` wants: all of it for a default read, what
+    // fits (in whole elements) for a BYOB read, copied into the reader's view.
+    function takeBytes(controller, request) {
+      const chunk = peekQueueValue(controller);
+      if (!request.byob) {
+        dequeueValue(controller);
+        return chunk;
+      }
+      const view = request.view;
+      const elementSize = view.BYTES_PER_ELEMENT || 1;
+      let n = chunk.byteLength < view.byteLength ? chunk.byteLength : view.byteLength;
+      n -= n % elementSize;
+      if (n === 0) n = chunk.byteLength < view.byteLength ? chunk.byteLength : view.byteLength;
+      new Uint8ArrayCtor(view.buffer, view.byteOffset, view.byteLength).set(chunk.subarray(0, n));
+      if (n === chunk.byteLength) {
+        dequeueValue(controller);
+      } else {
+        const pair = controller.queue[controller.queueHead];
+        pair.value = chunk.subarray(n);
+        pair.size -= n;
+        controller.queueTotalSize -= n;
+      }
+      return new view.constructor(view.buffer, view.byteOffset, MathFloor(n / elementSize));
+    }
+    function bytePullSteps(controller, request) {
+      const stream = controller.stream;
+      if (queueLength(controller) === 0) {
+        stream.reader.readRequests.push(request);
+        readableCallPullIfNeeded(controller);
+        return;
+      }
+      const result = takeBytes(controller, request);
+      if (controller.closeRequested && queueLength(controller) === 0) {
+        readableClearAlgorithms(controller);
+        readableStreamClose(stream);
+      } else {
+        readableCallPullIfNeeded(controller);
+      }
+      request.chunk(result);
+    }
+
+    // ---- ReadableStream: classes -------------------------------------------------------------
+    let makeReadableController;
+    class ReadableStreamDefaultController {
+      #c;
+      constructor(key) {
+        if (key !== INTERNAL) throw new TypeErrorCtor('Illegal constructor');
+      }
+      get desiredSize() { return readableGetDesiredSize(this.#c); }
+      close() {
+        const c = this.#c;
+        if (!readableCanCloseOrEnqueue(c)) throw new TypeErrorCtor('The stream is not in a state that permits close');
+        readableControllerClose(c);
+      }
+      enqueue(chunk = undefined) {
+        const c = this.#c;
+        if (!readableCanCloseOrEnqueue(c)) throw new TypeErrorCtor('The stream is not in a state that permits enqueue');
+        readableControllerEnqueue(c, chunk);
+      }
+      error(e = undefined) { readableControllerError(this.#c, e); }
+      get [SymbolToStringTag]() { return 'ReadableStreamDefaultController'; }
+      static {
+        makeReadableController = (record) => {
+          const Ctor = record.bytes ? ReadableByteStreamController : ReadableStreamDefaultController;
+          const object = new Ctor(INTERNAL);
+          if (record.bytes) setByteController(object, record);
+          else object.#c = record;
+          return object;
+        };
+      }
+    }
+    let setByteController;
+    class ReadableByteStreamController {
+      #c;
+      constructor(key) {
+        if (key !== INTERNAL) throw new TypeErrorCtor('Illegal constructor');
+      }
+      get byobRequest() { return null; }
+      get desiredSize() { return readableGetDesiredSize(this.#c); }
+      close() {
+        const c = this.#c;
+        if (c.closeRequested) throw new TypeErrorCtor('The stream is already closing');
+        if (c.stream.state !== 'readable') throw new TypeErrorCtor('The stream is not readable');
+        readableControllerClose(c);
+      }
+      enqueue(chunk) { byteControllerEnqueue(this.#c, chunk); }
+      error(e = undefined) { readableControllerError(this.#c, e); }
+      get [SymbolToStringTag]() { return 'ReadableByteStreamController'; }
+      static {
+        setByteController = (object, record) => { object.#c = record; };
+      }
+    }
+    const INTERNAL = SymbolCtor('internal');
+
+    class ReadableStreamDefaultReader {
+      #r;
+      constructor(stream) {
+        const record = readableRecord(stream);
+        if (record === undefined) throw new TypeErrorCtor("Failed to construct 'ReadableStreamDefaultReader': parameter 1 is not of type 'ReadableStream'.");
+        this.#r = acquireReader(record);
+        this.#r.object = this;
+      }
+      get closed() { return this.#r.closed.promise; }
+      read() {
+        const reader = this.#r;
+        if (reader.stream === null) return PromiseReject(new TypeErrorCtor('The reader has been released'));
+        const request = promiseReadRequest();
+        readerRead(reader, request);
+        return request.promise;
+      }
+      cancel(reason = undefined) {
+        const reader = this.#r;
+        if (reader.stream === null) return PromiseReject(new TypeErrorCtor('The reader has been released'));
+        return readableStreamCancel(reader.stream, reason);
+      }
+      releaseLock() {
+        if (this.#r.stream !== null) readerRelease(this.#r);
+      }
+      get [SymbolToStringTag]() { return 'ReadableStreamDefaultReader'; }
+      static {
+        readerRecord = (value) => (isObject(value) && #r in value ? value.#r : undefined);
+      }
+    }
+    class ReadableStreamBYOBReader {
+      #r;
+      constructor(stream) {
+        const record = readableRecord(stream);
+        if (record === undefined) throw new TypeErrorCtor("Failed to construct 'ReadableStreamBYOBReader': parameter 1 is not of type 'ReadableStream'.");
+        if (!record.controller.bytes) throw new TypeErrorCtor('A BYOB reader needs a readable byte stream');
+        this.#r = acquireReader(record);
+        this.#r.byob = true;
+        this.#r.object = this;
+      }
+      get closed() { return this.#r.closed.promise; }
+      read(view) {
+        const reader = this.#r;
+        if (!isView(view)) return PromiseReject(new TypeErrorCtor('read() expects an ArrayBufferView'));
+        if (view.byteLength === 0) return PromiseReject(new TypeErrorCtor('The view must not be empty'));
+        if (reader.stream === null) return PromiseReject(new TypeErrorCtor('The reader has been released'));
+        // A closed stream answers with an empty view of the reader's type.
+        const d = deferred();
+        readerRead(reader, {
+          byob: true,
+          view,
+          chunk: (value) => d.resolve({ value, done: false }),
+          close: () => d.resolve({ value: new view.constructor(view.buffer, view.byteOffset, 0), done: true }),
+          error: (error) => d.reject(error),
+        });
+        return d.promise;
+      }
+      cancel(reason = undefined) {
+        const reader = this.#r;
+        if (reader.stream === null) return PromiseReject(new TypeErrorCtor('The reader has been released'));
+        return readableStreamCancel(reader.stream, reason);
+      }
+      releaseLock() {
+        if (this.#r.stream !== null) readerRelease(this.#r);
+      }
+      get [SymbolToStringTag]() { return 'ReadableStreamBYOBReader'; }
+    }
+
+    class ReadableStream {
+      #s;
+      constructor(underlyingSource = undefined, strategy = undefined) {
+        if (constructingBare) {
+          constructingBare = false;
+          return;
+        }
+        const source = underlyingSource === undefined || underlyingSource === null ? null : underlyingSource;
+        if (source !== null && !isObject(source)) throw new TypeErrorCtor("Failed to construct 'ReadableStream': The provided value is not an object.");
+        const strategyDict = dictionary(strategy, "Failed to construct 'ReadableStream'");
+        const context = "Failed to construct 'ReadableStream'";
+        const cancel = source === null ? undefined : getMethod(source, 'cancel', context);
+        const pull = source === null ? undefined : getMethod(source, 'pull', context);
+        const start = source === null ? undefined : getMethod(source, 'start', context);
+        const type = source === null || source.type === undefined ? undefined : StringCtor(source.type);
+        if (type !== undefined && type !== 'bytes') throw new TypeErrorCtor(`${context}: '${type}' is not a valid stream type`);
+        this.#s = newReadableRecord();
+        this.#s.object = this;
+        const controller = { bytes: type === 'bytes', object: null };
+        controller.object = makeReadableController(controller);
+        let hwm;
+        let size;
+        if (type === 'bytes') {
+          if (strategyDict.size !== undefined) throw new RangeErrorCtor('A byte stream cannot have a size function');
+          hwm = extractHighWaterMark(strategyDict, 0);
+          size = (chunk) => chunk.byteLength;
+        } else {
+          size = extractSizeAlgorithm(strategyDict);
+          hwm = extractHighWaterMark(strategyDict, 1);
+        }
+        setUpReadableController(this.#s, controller,
+          () => (start === undefined ? undefined : ReflectApply(start, source, [controller.object])),
+          () => promiseCall(pull, source, [controller.object]),
+          (reason) => promiseCall(cancel, source, [reason]), hwm, size);
+      }
+      get locked() { return isReadableLocked(this.#s); }
+      cancel(reason = undefined) {
+        if (isReadableLocked(this.#s)) return PromiseReject(new TypeErrorCtor('Cannot cancel a locked stream'));
+        return readableStreamCancel(this.#s, reason);
+      }
+      getReader(options = undefined) {
+        const mode = dictionary(options, "Failed to execute 'getReader' on 'ReadableStream'").mode;
+        if (mode === undefined) return new ReadableStreamDefaultReader(this);
+        if (StringCtor(mode) !== 'byob') throw new TypeErrorCtor(`Failed to execute 'getReader' on 'ReadableStream': '${StringCtor(mode)}' is not a valid reader mode`);
+        return new ReadableStreamBYOBReader(this);
+      }
+      pipeThrough(transform, options = undefined) {
+        if (!isObject(transform)) throw new TypeErrorCtor("Failed to execute 'pipeThrough' on 'ReadableStream': parameter 1 is not an object.");
+        const readable = readableRecord(transform.readable);
+        if (readable === undefined) throw new TypeErrorCtor("Failed to execute 'pipeThrough' on 'ReadableStream': transform.readable is not a ReadableStream.");
+        const writable = writableRecord(transform.writable);
+        if (writable === undefined) throw new TypeErrorCtor("Failed to execute 'pipeThrough' on 'ReadableStream': transform.writable is not a WritableStream.");
+        const opts = pipeOptions(options);
+        if (isReadableLocked(this.#s)) throw new TypeErrorCtor('Cannot pipe a locked stream');
+        if (writable.writer !== null) throw new TypeErrorCtor('Cannot pipe to a locked stream');
+        markHandled(readableStreamPipeTo(this.#s, writable, opts));
+        return transform.readable;
+      }
+      pipeTo(destination, options = undefined) {
+        const dest = writableRecord(destination);
+        if (dest === undefined) return PromiseReject(new TypeErrorCtor("Failed to execute 'pipeTo' on 'ReadableStream': parameter 1 is not of type 'WritableStream'."));
+        let opts;
+        try { opts = pipeOptions(options); } catch (error) { return PromiseReject(error); }
+        if (isReadableLocked(this.#s)) return PromiseReject(new TypeErrorCtor('Cannot pipe a locked stream'));
+        if (dest.writer !== null) return PromiseReject(new TypeErrorCtor('Cannot pipe to a locked stream'));
+        return readableStreamPipeTo(this.#s, dest, opts);
+      }
+      tee() {
+        const [a, b] = readableStreamTee(this.#s);
+        return [a.object, b.object];
+      }
+      values(options = undefined) {
+        const preventCancel = Boolean(dictionary(options, "Failed to execute 'values' on 'ReadableStream'").preventCancel);
+        return makeAsyncIterator(this.#s, preventCancel);
+      }
+      static from(asyncIterable) {
+        return readableStreamFromIterable(asyncIterable).object;
+      }
+      get [SymbolToStringTag]() { return 'ReadableStream'; }
+      static {
+        readableRecord = (value) => (isObject(value) && #s in value ? value.#s : undefined);
+        makeReadable = (record) => {
+          constructingBare = true;
+          const stream = new ReadableStream();
+          stream.#s = record;
+          record.object = stream;
+          return stream;
+        };
+      }
+    }
+    defineProperty(ReadableStream.prototype, SymbolAsyncIterator, { value: ReadableStream.prototype.values, writable: true, configurable: true });
+
+    // ---- Async iteration -----------------------------------------------------------------------
+    const ReadableStreamAsyncIteratorPrototype = objectCreate(AsyncIteratorPrototype);
+    const iteratorState = new WeakMapCtor();
+    function makeAsyncIterator(stream, preventCancel) {
+      const reader = acquireReader(stream);
+      const iterator = objectCreate(ReadableStreamAsyncIteratorPrototype);
+      iteratorState.set(iterator, { reader, preventCancel, ongoing: undefined, finished: false });
+      return iterator;
+    }
+    function iteratorNextSteps(state) {
+      if (state.finished) return PromiseResolve({ value: undefined, done: true });
+      const reader = state.reader;
+      if (reader.stream === null) return PromiseReject(new TypeErrorCtor('The iterator\'s reader was released'));
+      const d = deferred();
+      readerRead(reader, {
+        chunk: (value) => d.resolve({ value, done: false }),
+        close: () => {
+          state.finished = true;
+          readerRelease(reader);
+          d.resolve({ value: undefined, done: true });
+        },
+        error: (error) => {
+          state.finished = true;
+          readerRelease(reader);
+          d.reject(error);
+        },
+      });
+      return d.promise;
+    }
+    function iteratorReturnSteps(state, value) {
+      if (state.finished) return PromiseResolve(undefined);
+      state.finished = true;
+      const reader = state.reader;
+      if (reader.stream === null) return PromiseReject(new TypeErrorCtor('The iterator\'s reader was released'));
+      if (!state.preventCancel) {
+        const result = readableStreamCancel(reader.stream, value);
+        readerRelease(reader);
+        return result;
+      }
+      readerRelease(reader);
+      return PromiseResolve(undefined);
+    }
+    function iteratorState_(iterator) {
+      const state = iteratorState.get(iterator);
+      if (state === undefined) throw new TypeErrorCtor('Not a ReadableStream async iterator');
+      return state;
+    }
+    // WebIDL's asynchronous iterator: calls are queued behind the ongoing one, and each result
+    // comes through one more reaction than the read it waits on.
+    defineProperty(ReadableStreamAsyncIteratorPrototype, 'next', {
+      value: function next() {
+        let state;
+        try { state = iteratorState_(this); } catch (error) { return PromiseReject(error); }
+        const nextSteps = () => {
+          if (state.finished) return PromiseResolve({ value: undefined, done: true });
+          return then(iteratorNextSteps(state), (result) => {
+            state.ongoing = undefined;
+            return result;
+          }, (error) => {
+            state.ongoing = undefined;
+            throw error;
+          });
+        };
+        state.ongoing = state.ongoing === undefined ? nextSteps() : then(state.ongoing, nextSteps, nextSteps);
+        return state.ongoing;
+      },
+      writable: true, configurable: true,
+    });
+    defineProperty(ReadableStreamAsyncIteratorPrototype, 'return', {
+      value: function return_(value = undefined) {
+        let state;
+        try { state = iteratorState_(this); } catch (error) { return PromiseReject(error); }
+        const returnSteps = () => iteratorReturnSteps(state, value);
+        const returned = state.ongoing === undefined ? returnSteps() : then(state.ongoing, returnSteps, returnSteps);
+        return then(returned, () => ({ value, done: true }));
+      },
+      writable: true, configurable: true,
+    });
+    defineProperty(ReadableStreamAsyncIteratorPrototype, SymbolToStringTag, { value: 'ReadableStream AsyncIterator', configurable: true });
+
+    // ReadableStream.from: an async (or sync) iterable's values, pulled one per read.
+    function readableStreamFromIterable(asyncIterable) {
+      if (!isObject(asyncIterable) && typeof asyncIterable !== 'string') {
+        throw new TypeErrorCtor("Failed to execute 'from' on 'ReadableStream': the argument is not iterable.");
+      }
+      let method = asyncIterable[SymbolAsyncIterator];
+      let sync = false;
+      if (method === undefined || method === null) {
+        method = asyncIterable[SymbolIterator];
+        sync = true;
+      }
+      if (typeof method !== 'function') throw new TypeErrorCtor("Failed to execute 'from' on 'ReadableStream': the argument is not iterable.");
+      const iterator = ReflectApply(method, asyncIterable, []);
+      if (!isObject(iterator)) throw new TypeErrorCtor('The iterator is not an object');
+      const nextMethod = iterator.next;
+      let stream;
+      const pull = () => {
+        let result;
+        try {
+          result = PromiseResolve(ReflectApply(nextMethod, iterator, []));
+        } catch (error) {
+          return PromiseReject(error);
+        }
+        return then(result, (step) => {
+          if (!isObject(step)) throw new TypeErrorCtor('The iterator result is not an object');
+          if (step.done) {
+            readableControllerClose(stream.controller);
+            return undefined;
+          }
+          return then(sync ? PromiseResolve(step.value) : PromiseResolve(step.value), (value) => {
+            readableControllerEnqueue(stream.controller, value);
+          });
+        });
+      };
+      const cancel = (reason) => {
+        let returnMethod;
+        try {
+          returnMethod = iterator.return;
+        } catch (error) {
+          return PromiseReject(error);
+        }
+        if (returnMethod === undefined || returnMethod === null) return PromiseResolve(undefined);
+        let result;
+        try {
+          result = ReflectApply(returnMethod, iterator, [reason]);
+        } catch (error) {
+          return PromiseReject(error);
+        }
+        return then(PromiseResolve(result), (value) => {
+          if (!isObject(value)) throw new TypeErrorCtor('The iterator\'s return() result is not an object');
+        });
+      };
+      stream = createReadableStream(noop, pull, cancel, 0);
+      return stream;
+    }
+
+    // ---- tee -----------------------------------------------------------------------------------
+    function readableStreamTee(stream) {
+      const reader = acquireReader(stream);
+      let reading = false;
+      let readAgain = false;
+      let canceled1 = false;
+      let canceled2 = false;
+      let reason1;
+      let reason2;
+      let branch1;
+      let branch2;
+      const cancelPromise = deferred();
+      const pullAlgorithm = () => {
+        if (reading) {
+          readAgain = true;
+          return PromiseResolve(undefined);
+        }
+        reading = true;
+        readerRead(reader, {
+          chunk: (chunk) => {
+            queueMicrotaskFn(() => {
+              readAgain = false;
+              if (!canceled1) readableControllerEnqueue(branch1.controller, chunk);
+              if (!canceled2) readableControllerEnqueue(branch2.controller, chunk);
+              reading = false;
+              if (readAgain) pullAlgorithm();
+            });
+          },
+          close: () => {
+            reading = false;
+            if (!canceled1) readableControllerClose(branch1.controller);
+            if (!canceled2) readableControllerClose(branch2.controller);
+            if (!canceled1 || !canceled2) cancelPromise.resolve(undefined);
+          },
+          error: () => { reading = false; },
+        });
+        return PromiseResolve(undefined);
+      };
+      const cancel1 = (reason) => {
+        canceled1 = true;
+        reason1 = reason;
+        if (canceled2) cancelPromise.resolve(readableStreamCancel(stream, [reason1, reason2]));
+        return cancelPromise.promise;
+      };
+      const cancel2 = (reason) => {
+        canceled2 = true;
+        reason2 = reason;
+        if (canceled1) cancelPromise.resolve(readableStreamCancel(stream, [reason1, reason2]));
+        return cancelPromise.promise;
+      };
+      branch1 = createReadableStream(noop, pullAlgorithm, cancel1);
+      branch2 = createReadableStream(noop, pullAlgorithm, cancel2);
+      then(reader.closed.promise, undefined, (error) => {
+        readableControllerError(branch1.controller, error);
+        readableControllerError(branch2.controller, error);
+        if (!canceled1 || !canceled2) cancelPromise.resolve(undefined);
+      });
+      return [branch1, branch2];
+    }
+
+    // ---- WritableStream: internal records ------------------------------------------------------
+    const CLOSE_SENTINEL = SymbolCtor('close');
+    function newWritableRecord() {
+      return {
+        state: 'writable', storedError: undefined, writer: null, controller: null,
+        inFlightWriteRequest: undefined, closeRequest: undefined, inFlightCloseRequest: undefined,
+        pendingAbortRequest: undefined, writeRequests: [], backpressure: false, object: null,
+      };
+    }
+    function writableCloseQueuedOrInFlight(stream) {
+      return stream.closeRequest !== undefined || stream.inFlightCloseRequest !== undefined;
+    }
+    function writableHasOperationMarkedInFlight(stream) {
+      return stream.inFlightWriteRequest !== undefined || stream.inFlightCloseRequest !== undefined;
+    }
+    function writableStreamAbort(stream, reason) {
+      if (stream.state === 'closed' || stream.state === 'errored') return PromiseResolve(undefined);
+      stream.controller.abortController.abort(reason);
+      const state = stream.state;
+      if (state === 'closed' || state === 'errored') return PromiseResolve(undefined);
+      if (stream.pendingAbortRequest !== undefined) return stream.pendingAbortRequest.promise.promise;
+      const wasAlreadyErroring = state === 'erroring';
+      const promise = deferred();
+      stream.pendingAbortRequest = { promise, reason: wasAlreadyErroring ? undefined : reason, wasAlreadyErroring };
+      if (!wasAlreadyErroring) writableStartErroring(stream, reason);
+      return promise.promise;
+    }
+    function writableStreamClose(stream) {
+      const state = stream.state;
+      if (state === 'closed' || state === 'errored') return PromiseReject(new TypeErrorCtor('The stream is closed or errored'));
+      const promise = deferred();
+      stream.closeRequest = promise;
+      const writer = stream.writer;
+      if (writer !== null && stream.backpressure && state === 'writable') writer.ready.resolve(undefined);
+      const controller = stream.controller;
+      enqueueValueWithSize(controller, CLOSE_SENTINEL, 0);
+      writableAdvanceQueueIfNeeded(controller);
+      return promise.promise;
+    }
+    function writableDealWithRejection(stream, error) {
+      if (stream.state === 'writable') writableStartErroring(stream, error);
+      else writableFinishErroring(stream);
+    }
+    function writableStartErroring(stream, reason) {
+      const controller = stream.controller;
+      stream.state = 'erroring';
+      stream.storedError = reason;
+      if (stream.writer !== null) writerEnsureReadyPromiseRejected(stream.writer, reason);
+      if (!writableHasOperationMarkedInFlight(stream) && controller.started) writableFinishErroring(stream);
+    }
+    function writableFinishErroring(stream) {
+      stream.state = 'errored';
+      resetQueue(stream.controller);
+      const storedError = stream.storedError;
+      const requests = stream.writeRequests;
+      stream.writeRequests = [];
+      for (const request of requests) request.reject(storedError);
+      const abortRequest = stream.pendingAbortRequest;
+      if (abortRequest === undefined) {
+        writableRejectCloseAndClosedPromiseIfNeeded(stream);
+        return;
+      }
+      stream.pendingAbortRequest = undefined;
+      if (abortRequest.wasAlreadyErroring) {
+        abortRequest.promise.reject(storedError);
+        writableRejectCloseAndClosedPromiseIfNeeded(stream);
+        return;
+      }
+      const controller = stream.controller;
+      const result = controller.abortAlgorithm(abortRequest.reason);
+      writableClearAlgorithms(controller);
+      then(result, () => {
+        abortRequest.promise.resolve(undefined);
+        writableRejectCloseAndClosedPromiseIfNeeded(stream);
+      }, (reason) => {
+        abortRequest.promise.reject(reason);
+        writableRejectCloseAndClosedPromiseIfNeeded(stream);
+      });
+    }
+    function writableFinishInFlightWrite(stream) {
+      stream.inFlightWriteRequest.resolve(undefined);
+      stream.inFlightWriteRequest = undefined;
+    }
+    function writableFinishInFlightWriteWithError(stream, error) {
+      stream.inFlightWriteRequest.reject(error);
+      stream.inFlightWriteRequest = undefined;
+      writableDealWithRejection(stream, error);
+    }
+    function writableFinishInFlightClose(stream) {
+      stream.inFlightCloseRequest.resolve(undefined);
+      stream.inFlightCloseRequest = undefined;
+      if (stream.state === 'erroring') {
+        stream.storedError = undefined;
+        if (stream.pendingAbortRequest !== undefined) {
+          stream.pendingAbortRequest.promise.resolve(undefined);
+          stream.pendingAbortRequest = undefined;
+        }
+      }
+      stream.state = 'closed';
+      if (stream.writer !== null) stream.writer.closed.resolve(undefined);
+    }
+    function writableFinishInFlightCloseWithError(stream, error) {
+      stream.inFlightCloseRequest.reject(error);
+      stream.inFlightCloseRequest = undefined;
+      if (stream.pendingAbortRequest !== undefined) {
+        stream.pendingAbortRequest.promise.reject(error);
+        stream.pendingAbortRequest = undefined;
+      }
+      writableDealWithRejection(stream, error);
+    }
+    function writableRejectCloseAndClosedPromiseIfNeeded(stream) {
+      if (stream.closeRequest !== undefined) {
+        stream.closeRequest.reject(stream.storedError);
+        stream.closeRequest = undefined;
+      }
+      const writer = stream.writer;
+      if (writer !== null) {
+        writer.closed.reject(stream.storedError);
+        markHandled(writer.closed.promise);
+      }
+    }
+    function writableUpdateBackpressure(stream, backpressure) {
+      const writer = stream.writer;
+      if (writer !== null && backpressure !== stream.backpressure) {
+        if (backpressure) writer.ready = deferred();
+        else writer.ready.resolve(undefined);
+      }
+      stream.backpressure = backpressure;
+    }
+    function writerEnsureReadyPromiseRejected(writer, error) {
+      if (writer.ready.settled) writer.ready = rejectedDeferred(error);
+      else {
+        writer.ready.reject(error);
+        markHandled(writer.ready.promise);
+      }
+    }
+    function writerEnsureClosedPromiseRejected(writer, error) {
+      if (writer.closed.settled) writer.closed = rejectedDeferred(error);
+      else {
+        writer.closed.reject(error);
+        markHandled(writer.closed.promise);
+      }
+    }
+    function writerGetDesiredSize(writer) {
+      const stream = writer.stream;
+      if (stream.state === 'errored' || stream.state === 'erroring') return null;
+      if (stream.state === 'closed') return 0;
+      return writableGetDesiredSize(stream.controller);
+    }
+    function writerRelease(writer) {
+      const stream = writer.stream;
+      const error = new TypeErrorCtor('The writer was released');
+      writerEnsureReadyPromiseRejected(writer, error);
+      writerEnsureClosedPromiseRejected(writer, error);
+      stream.writer = null;
+      writer.stream = null;
+    }
+    function writerWrite(writer, chunk) {
+      const stream = writer.stream;
+      const controller = stream.controller;
+      const chunkSize = writableGetChunkSize(controller, chunk);
+      if (stream !== writer.stream) return PromiseReject(new TypeErrorCtor('The writer was released'));
+      const state = stream.state;
+      if (state === 'errored') return PromiseReject(stream.storedError);
+      if (writableCloseQueuedOrInFlight(stream) || state === 'closed') return PromiseReject(new TypeErrorCtor('The stream is closing or closed'));
+      if (state === 'erroring') return PromiseReject(stream.storedError);
+      const promise = deferred();
+      stream.writeRequests.push(promise);
+      writableControllerWrite(controller, chunk, chunkSize);
+      return promise.promise;
+    }
+    function writerCloseWithErrorPropagation(writer) {
+      const stream = writer.stream;
+      const state = stream.state;
+      if (writableCloseQueuedOrInFlight(stream) || state === 'closed') return PromiseResolve(undefined);
+      if (state === 'errored') return PromiseReject(stream.storedError);
+      return writableStreamClose(stream);
+    }
+    function acquireWriter(stream) {
+      if (stream.writer !== null) throw new TypeErrorCtor('The stream is locked to a writer');
+      const writer = { stream, ready: null, closed: null, object: null };
+      stream.writer = writer;
+      const state = stream.state;
+      if (state === 'writable') {
+        writer.ready = !writableCloseQueuedOrInFlight(stream) && stream.backpressure ? deferred() : resolvedDeferred(undefined);
+        writer.closed = deferred();
+      } else if (state === 'erroring') {
+        writer.ready = rejectedDeferred(stream.storedError);
+        writer.closed = deferred();
+      } else if (state === 'closed') {
+        writer.ready = resolvedDeferred(undefined);
+        writer.closed = resolvedDeferred(undefined);
+      } else {
+        writer.ready = rejectedDeferred(stream.storedError);
+        writer.closed = rejectedDeferred(stream.storedError);
+      }
+      return writer;
+    }
+
+    function writableClearAlgorithms(controller) {
+      controller.writeAlgorithm = undefined;
+      controller.closeAlgorithm = undefined;
+      controller.abortAlgorithm = undefined;
+      controller.strategySize = undefined;
+    }
+    function writableGetDesiredSize(controller) {
+      return controller.strategyHWM - controller.queueTotalSize;
+    }
+    function writableGetChunkSize(controller, chunk) {
+      if (controller.strategySize === undefined) return 1;
+      try {
+        return controller.strategySize(chunk);
+      } catch (error) {
+        writableControllerErrorIfNeeded(controller, error);
+        return 1;
+      }
+    }
+    function writableControllerWrite(controller, chunk, chunkSize) {
+      try {
+        enqueueValueWithSize(controller, chunk, chunkSize);
+      } catch (error) {
+        writableControllerErrorIfNeeded(controller, error);
+        return;
+      }
+      const stream = controller.stream;
+      if (!writableCloseQueuedOrInFlight(stream) && stream.state === 'writable') {
+        writableUpdateBackpressure(stream, writableGetDesiredSize(controller) <= 0);
+      }
+      writableAdvanceQueueIfNeeded(controller);
+    }
+    function writableAdvanceQueueIfNeeded(controller) {
+      const stream = controller.stream;
+      if (!controller.started || stream.inFlightWriteRequest !== undefined) return;
+      if (stream.state === 'erroring') {
+        writableFinishErroring(stream);
+        return;
+      }
+      if (queueLength(controller) === 0) return;
+      const value = peekQueueValue(controller);
+      if (value === CLOSE_SENTINEL) writableProcessClose(controller);
+      else writableProcessWrite(controller, value);
+    }
+    function writableProcessClose(controller) {
+      const stream = controller.stream;
+      stream.inFlightCloseRequest = stream.closeRequest;
+      stream.closeRequest = undefined;
+      dequeueValue(controller);
+      const result = controller.closeAlgorithm();
+      writableClearAlgorithms(controller);
+      then(result, () => writableFinishInFlightClose(stream), (reason) => writableFinishInFlightCloseWithError(stream, reason));
+    }
+    function writableProcessWrite(controller, chunk) {
+      const stream = controller.stream;
+      stream.inFlightWriteRequest = stream.writeRequests.shift();
+      then(controller.writeAlgorithm(chunk), () => {
+        writableFinishInFlightWrite(stream);
+        const state = stream.state;
+        dequeueValue(controller);
+        if (!writableCloseQueuedOrInFlight(stream) && state === 'writable') {
+          writableUpdateBackpressure(stream, writableGetDesiredSize(controller) <= 0);
+        }
+        writableAdvanceQueueIfNeeded(controller);
+      }, (reason) => {
+        if (stream.state === 'writable') writableClearAlgorithms(controller);
+        writableFinishInFlightWriteWithError(stream, reason);
+      });
+    }
+    function writableControllerErrorIfNeeded(controller, error) {
+      if (controller.stream.state === 'writable') writableControllerError(controller, error);
+    }
+    function writableControllerError(controller, error) {
+      writableClearAlgorithms(controller);
+      writableStartErroring(controller.stream, error);
+    }
+    let makeWritableController;
+    function setUpWritableController(stream, controller, startAlgorithm, writeAlgorithm, closeAlgorithm, abortAlgorithm, hwm, sizeAlgorithm) {
+      controller.stream = stream;
+      stream.controller = controller;
+      resetQueue(controller);
+      controller.abortController = new AbortController();
+      controller.started = false;
+      controller.strategySize = sizeAlgorithm;
+      controller.strategyHWM = hwm;
+      controller.writeAlgorithm = writeAlgorithm;
+      controller.closeAlgorithm = closeAlgorithm;
+      controller.abortAlgorithm = abortAlgorithm;
+      writableUpdateBackpressure(stream, writableGetDesiredSize(controller) <= 0);
+      const startResult = startAlgorithm();
+      then(PromiseResolve(startResult), () => {
+        controller.started = true;
+        writableAdvanceQueueIfNeeded(controller);
+      }, (reason) => {
+        controller.started = true;
+        writableDealWithRejection(stream, reason);
+      });
+    }
+    function createWritableStream(startAlgorithm, writeAlgorithm, closeAlgorithm, abortAlgorithm, hwm, sizeAlgorithm) {
+      const stream = newWritableRecord();
+      makeWritable(stream);
+      const controller = { object: null };
+      controller.object = makeWritableController(controller);
+      setUpWritableController(stream, controller, startAlgorithm, writeAlgorithm, closeAlgorithm, abortAlgorithm, hwm, sizeAlgorithm);
+      return stream;
+    }
+
+    // ---- WritableStream: classes ---------------------------------------------------------------
+    class WritableStreamDefaultController {
+      #c;
+      constructor(key) {
+        if (key !== INTERNAL) throw new TypeErrorCtor('Illegal constructor');
+      }
+      get signal() { return this.#c.abortController.signal; }
+      error(e = undefined) {
+        if (this.#c.stream.state !== 'writable') return;
+        writableControllerError(this.#c, e);
+      }
+      get [SymbolToStringTag]() { return 'WritableStreamDefaultController'; }
+      static {
+        makeWritableController = (record) => {
+          const object = new WritableStreamDefaultController(INTERNAL);
+          object.#c = record;
+          return object;
+        };
+      }
+    }
+    class WritableStreamDefaultWriter {
+      #w;
+      constructor(stream) {
+        const record = writableRecord(stream);
+        if (record === undefined) throw new TypeErrorCtor("Failed to construct 'WritableStreamDefaultWriter': parameter 1 is not of type 'WritableStream'.");
+        this.#w = acquireWriter(record);
+        this.#w.object = this;
+      }
+      get closed() { return this.#w.closed.promise; }
+      get ready() { return this.#w.ready.promise; }
+      get desiredSize() {
+        if (this.#w.stream === null) throw new TypeErrorCtor('The writer has been released');
+        return writerGetDesiredSize(this.#w);
+      }
+      abort(reason = undefined) {
+        if (this.#w.stream === null) return PromiseReject(new TypeErrorCtor('The writer has been released'));
+        return writableStreamAbort(this.#w.stream, reason);
+      }
+      close() {
+        const stream = this.#w.stream;
+        if (stream === null) return PromiseReject(new TypeErrorCtor('The writer has been released'));
+        if (writableCloseQueuedOrInFlight(stream)) return PromiseReject(new TypeErrorCtor('The stream is already closing'));
+        return writableStreamClose(stream);
+      }
+      releaseLock() {
+        if (this.#w.stream !== null) writerRelease(this.#w);
+      }
+      write(chunk = undefined) {
+        if (this.#w.stream === null) return PromiseReject(new TypeErrorCtor('The writer has been released'));
+        return writerWrite(this.#w, chunk);
+      }
+      get [SymbolToStringTag]() { return 'WritableStreamDefaultWriter'; }
+    }
+    class WritableStream {
+      #s;
+      constructor(underlyingSink = undefined, strategy = undefined) {
+        if (constructingBare) {
+          constructingBare = false;
+          return;
+        }
+        const sink = underlyingSink === undefined || underlyingSink === null ? null : underlyingSink;
+        if (sink !== null && !isObject(sink)) throw new TypeErrorCtor("Failed to construct 'WritableStream': The provided value is not an object.");
+        const context = "Failed to construct 'WritableStream'";
+        const strategyDict = dictionary(strategy, context);
+        const abort = sink === null ? undefined : getMethod(sink, 'abort', context);
+        const close = sink === null ? undefined : getMethod(sink, 'close', context);
+        const start = sink === null ? undefined : getMethod(sink, 'start', context);
+        if (sink !== null && sink.type !== undefined) throw new RangeErrorCtor(`${context}: Invalid type is specified`);
+        const write = sink === null ? undefined : getMethod(sink, 'write', context);
+        const size = extractSizeAlgorithm(strategyDict);
+        const hwm = extractHighWaterMark(strategyDict, 1);
+        this.#s = newWritableRecord();
+        this.#s.object = this;
+        const controller = { object: null };
+        controller.object = makeWritableController(controller);
+        setUpWritableController(this.#s, controller,
+          () => (start === undefined ? undefined : ReflectApply(start, sink, [controller.object])),
+          (chunk) => promiseCall(write, sink, [chunk, controller.object]),
+          () => promiseCall(close, sink, []),
+          (reason) => promiseCall(abort, sink, [reason]), hwm, size);
+      }
+      get locked() { return this.#s.writer !== null; }
+      abort(reason = undefined) {
+        if (this.#s.writer !== null) return PromiseReject(new TypeErrorCtor('Cannot abort a locked stream'));
+        return writableStreamAbort(this.#s, reason);
+      }
+      close() {
+        const stream = this.#s;
+        if (stream.writer !== null) return PromiseReject(new TypeErrorCtor('Cannot close a locked stream'));
+        if (writableCloseQueuedOrInFlight(stream)) return PromiseReject(new TypeErrorCtor('The stream is already closing'));
+        return writableStreamClose(stream);
+      }
+      getWriter() { return new WritableStreamDefaultWriter(this); }
+      get [SymbolToStringTag]() { return 'WritableStream'; }
+      static {
+        writableRecord = (value) => (isObject(value) && #s in value ? value.#s : undefined);
+        makeWritable = (record) => {
+          constructingBare = true;
+          const stream = new WritableStream();
+          stream.#s = record;
+          record.object = stream;
+          return stream;
+        };
+      }
+    }
+
+    // ---- pipeTo --------------------------------------------------------------------------------
+    function pipeOptions(options) {
+      const dict = dictionary(options, "Failed to execute 'pipeTo' on 'ReadableStream'");
+      const signal = dict.signal;
+      if (signal !== undefined && !(signal instanceof AbortSignal)) {
+        throw new TypeErrorCtor("Failed to execute 'pipeTo' on 'ReadableStream': member signal is not of type AbortSignal.");
+      }
+      return { preventAbort: Boolean(dict.preventAbort), preventCancel: Boolean(dict.preventCancel), preventClose: Boolean(dict.preventClose), signal };
+    }
+    function readableStreamPipeTo(source, dest, { preventClose, preventAbort, preventCancel, signal }) {
+      const reader = acquireReader(source);
+      const writer = acquireWriter(dest);
+      source.disturbed = true;
+      let shuttingDown = false;
+      let currentWrite = PromiseResolve(undefined);
+      const promise = deferred();
+      let abortAlgorithm;
+      if (signal !== undefined) {
+        abortAlgorithm = () => {
+          const error = signal.reason;
+          const actions = [];
+          if (!preventAbort) actions.push(() => (dest.state === 'writable' ? writableStreamAbort(dest, error) : PromiseResolve(undefined)));
+          if (!preventCancel) actions.push(() => (source.state === 'readable' ? readableStreamCancel(source, error) : PromiseResolve(undefined)));
+          shutdownWithAction(() => PromiseAll(actions.map((action) => action())), true, error);
+        };
+        if (signal.aborted) {
+          abortAlgorithm();
+          return promise.promise;
+        }
+        signal.addEventListener('abort', abortAlgorithm, { once: true });
+      }
+      function finalize(isError, error) {
+        writerRelease(writer);
+        readerRelease(reader);
+        if (signal !== undefined) signal.removeEventListener('abort', abortAlgorithm);
+        if (isError) promise.reject(error);
+        else promise.resolve(undefined);
+      }
+      function waitForWritesToFinish() {
+        const old = currentWrite;
+        return then(old, () => (old !== currentWrite ? waitForWritesToFinish() : undefined));
+      }
+      function shutdownWithAction(action, originalIsError, originalError) {
+        if (shuttingDown) return;
+        shuttingDown = true;
+        const doTheRest = () => {
+          let result;
+          try { result = PromiseResolve(action()); } catch (error) { result = PromiseReject(error); }
+          then(result, () => finalize(originalIsError, originalError), (error) => finalize(true, error));
+        };
+        if (dest.state === 'writable' && !writableCloseQueuedOrInFlight(dest)) then(waitForWritesToFinish(), doTheRest);
+        else doTheRest();
+      }
+      function shutdown(isError, error) {
+        if (shuttingDown) return;
+        shuttingDown = true;
+        if (dest.state === 'writable' && !writableCloseQueuedOrInFlight(dest)) then(waitForWritesToFinish(), () => finalize(isError, error));
+        else finalize(isError, error);
+      }
+      // Error and close propagation, checked now and whenever either side changes.
+      function sourceErrored(error) {
+        if (!preventAbort) shutdownWithAction(() => writableStreamAbort(dest, error), true, error);
+        else shutdown(true, error);
+      }
+      function destErrored(error) {
+        if (!preventCancel) shutdownWithAction(() => readableStreamCancel(source, error), true, error);
+        else shutdown(true, error);
+      }
+      function sourceClosed() {
+        if (!preventClose) shutdownWithAction(() => writerCloseWithErrorPropagation(writer));
+        else shutdown();
+      }
+      function checkStates() {
+        if (source.state === 'errored') sourceErrored(source.storedError);
+        else if (dest.state === 'errored' || dest.state === 'erroring') destErrored(dest.storedError);
+        else if (source.state === 'closed') sourceClosed();
+        else if (writableCloseQueuedOrInFlight(dest) || dest.state === 'closed') {
+          const error = new TypeErrorCtor('The destination stream is closed');
+          if (!preventCancel) shutdownWithAction(() => readableStreamCancel(source, error), true, error);
+          else shutdown(true, error);
+        }
+      }
+      then(reader.closed.promise, () => { if (!shuttingDown) checkStates(); }, (error) => { if (!shuttingDown) sourceErrored(error); });
+      then(writer.closed.promise, undefined, (error) => { if (!shuttingDown) destErrored(error); });
+      checkStates();
+      function pipeStep() {
+        if (shuttingDown) return;
+        then(writer.ready.promise, () => {
+          if (shuttingDown) return;
+          readerRead(reader, {
+            chunk: (chunk) => {
+              currentWrite = then(writerWrite(writer, chunk), undefined, noop);
+              pipeStep();
+            },
+            close: () => { if (!shuttingDown) checkStates(); },
+            error: (error) => { if (!shuttingDown) sourceErrored(error); },
+          });
+        }, (error) => { if (!shuttingDown) destErrored(dest.storedError !== undefined ? dest.storedError : error); });
+      }
+      pipeStep();
+      return promise.promise;
+    }
+
+    // ---- TransformStream -----------------------------------------------------------------------
+    let makeTransformController;
+    function transformStreamError(stream, error) {
+      readableControllerError(stream.readable.controller, error);
+      transformErrorWritableAndUnblockWrite(stream, error);
+    }
+    function transformErrorWritableAndUnblockWrite(stream, error) {
+      transformClearAlgorithms(stream.controller);
+      writableControllerErrorIfNeeded(stream.writable.controller, error);
+      transformUnblockWrite(stream);
+    }
+    function transformUnblockWrite(stream) {
+      if (stream.backpressure) transformSetBackpressure(stream, false);
+    }
+    function transformSetBackpressure(stream, backpressure) {
+      if (stream.backpressureChange !== undefined) stream.backpressureChange.resolve(undefined);
+      stream.backpressureChange = deferred();
+      stream.backpressure = backpressure;
+    }
+    function transformClearAlgorithms(controller) {
+      controller.transformAlgorithm = undefined;
+      controller.flushAlgorithm = undefined;
+      controller.cancelAlgorithm = undefined;
+    }
+    function transformControllerEnqueue(controller, chunk) {
+      const stream = controller.stream;
+      const readableController = stream.readable.controller;
+      if (!readableCanCloseOrEnqueue(readableController)) throw new TypeErrorCtor('The readable side is not in a state that permits enqueue');
+      try {
+        readableControllerEnqueue(readableController, chunk);
+      } catch (error) {
+        transformErrorWritableAndUnblockWrite(stream, error);
+        throw stream.readable.storedError;
+      }
+      const backpressure = !readableShouldCallPull(readableController);
+      if (backpressure !== stream.backpressure) transformSetBackpressure(stream, true);
+    }
+    function transformControllerTerminate(controller) {
+      const stream = controller.stream;
+      readableControllerClose(stream.readable.controller);
+      transformErrorWritableAndUnblockWrite(stream, new TypeErrorCtor('The transform stream has been terminated'));
+    }
+    function transformPerform(controller, chunk) {
+      return then(controller.transformAlgorithm(chunk), undefined, (reason) => {
+        transformStreamError(controller.stream, reason);
+        throw reason;
+      });
+    }
+    function transformSinkWrite(stream, chunk) {
+      const controller = stream.controller;
+      if (stream.backpressure) {
+        return then(stream.backpressureChange.promise, () => {
+          if (stream.writable.state === 'erroring') throw stream.writable.storedError;
+          return transformPerform(controller, chunk);
+        });
+      }
+      return transformPerform(controller, chunk);
+    }
+    function transformSinkAbort(stream, reason) {
+      const controller = stream.controller;
+      if (controller.finish !== undefined) return controller.finish.promise;
+      const readable = stream.readable;
+      controller.finish = deferred();
+      const cancelPromise = controller.cancelAlgorithm(reason);
+      transformClearAlgorithms(controller);
+      then(cancelPromise, () => {
+        if (readable.state === 'errored') controller.finish.reject(readable.storedError);
+        else {
+          readableControllerError(readable.controller, reason);
+          controller.finish.resolve(undefined);
+        }
+      }, (error) => {
+        readableControllerError(readable.controller, error);
+        controller.finish.reject(error);
+      });
+      return controller.finish.promise;
+    }
+    function transformSinkClose(stream) {
+      const controller = stream.controller;
+      if (controller.finish !== undefined) return controller.finish.promise;
+      const readable = stream.readable;
+      controller.finish = deferred();
+      const flushPromise = controller.flushAlgorithm();
+      transformClearAlgorithms(controller);
+      then(flushPromise, () => {
+        if (readable.state === 'errored') controller.finish.reject(readable.storedError);
+        else {
+          readableControllerClose(readable.controller);
+          controller.finish.resolve(undefined);
+        }
+      }, (error) => {
+        readableControllerError(readable.controller, error);
+        controller.finish.reject(error);
+      });
+      return controller.finish.promise;
+    }
+    function transformSourcePull(stream) {
+      transformSetBackpressure(stream, false);
+      return stream.backpressureChange.promise;
+    }
+    function transformSourceCancel(stream, reason) {
+      const controller = stream.controller;
+      if (controller.finish !== undefined) return controller.finish.promise;
+      const writable = stream.writable;
+      controller.finish = deferred();
+      const cancelPromise = controller.cancelAlgorithm(reason);
+      transformClearAlgorithms(controller);
+      then(cancelPromise, () => {
+        if (writable.state === 'errored') controller.finish.reject(writable.storedError);
+        else {
+          writableControllerErrorIfNeeded(writable.controller, reason);
+          transformUnblockWrite(stream);
+          controller.finish.resolve(undefined);
+        }
+      }, (error) => {
+        writableControllerErrorIfNeeded(writable.controller, error);
+        transformUnblockWrite(stream);
+        controller.finish.reject(error);
+      });
+      return controller.finish.promise;
+    }
+
+    class TransformStreamDefaultController {
+      #c;
+      constructor(key) {
+        if (key !== INTERNAL) throw new TypeErrorCtor('Illegal constructor');
+      }
+      get desiredSize() { return readableGetDesiredSize(this.#c.stream.readable.controller); }
+      enqueue(chunk = undefined) { transformControllerEnqueue(this.#c, chunk); }
+      error(reason = undefined) { transformStreamError(this.#c.stream, reason); }
+      terminate() { transformControllerTerminate(this.#c); }
+      get [SymbolToStringTag]() { return 'TransformStreamDefaultController'; }
+      static {
+        makeTransformController = (record) => {
+          const object = new TransformStreamDefaultController(INTERNAL);
+          object.#c = record;
+          return object;
+        };
+      }
+    }
+    class TransformStream {
+      #s;
+      constructor(transformer = undefined, writableStrategy = undefined, readableStrategy = undefined) {
+        const source = transformer === undefined || transformer === null ? null : transformer;
+        if (source !== null && !isObject(source)) throw new TypeErrorCtor("Failed to construct 'TransformStream': The provided value is not an object.");
+        const context = "Failed to construct 'TransformStream'";
+        const writableDict = dictionary(writableStrategy, context);
+        const readableDict = dictionary(readableStrategy, context);
+        const cancel = source === null ? undefined : getMethod(source, 'cancel', context);
+        const flush = source === null ? undefined : getMethod(source, 'flush', context);
+        if (source !== null && source.readableType !== undefined) throw new RangeErrorCtor(`${context}: Invalid readableType is specified`);
+        const start = source === null ? undefined : getMethod(source, 'start', context);
+        const transform = source === null ? undefined : getMethod(source, 'transform', context);
+        if (source !== null && source.writableType !== undefined) throw new RangeErrorCtor(`${context}: Invalid writableType is specified`);
+        const readableHWM = extractHighWaterMark(readableDict, 0);
+        const readableSize = extractSizeAlgorithm(readableDict);
+        const writableHWM = extractHighWaterMark(writableDict, 1);
+        const writableSize = extractSizeAlgorithm(writableDict);
+        const startPromise = deferred();
+        const stream = { readable: null, writable: null, backpressure: undefined, backpressureChange: undefined, controller: null, object: this };
+        this.#s = stream;
+        const startAlgorithm = () => startPromise.promise;
+        stream.writable = createWritableStream(startAlgorithm, (chunk) => transformSinkWrite(stream, chunk),
+          () => transformSinkClose(stream), (reason) => transformSinkAbort(stream, reason), writableHWM, writableSize);
+        stream.readable = createReadableStream(startAlgorithm, () => transformSourcePull(stream),
+          (reason) => transformSourceCancel(stream, reason), readableHWM, readableSize);
+        transformSetBackpressure(stream, true);
+        const controller = { stream, finish: undefined, object: null };
+        controller.object = makeTransformController(controller);
+        stream.controller = controller;
+        controller.transformAlgorithm = transform === undefined
+          ? (chunk) => {
+            try {
+              transformControllerEnqueue(controller, chunk);
+              return PromiseResolve(undefined);
+            } catch (error) {
+              return PromiseReject(error);
+            }
+          }
+          : (chunk) => promiseCall(transform, source, [chunk, controller.object]);
+        controller.flushAlgorithm = () => promiseCall(flush, source, [controller.object]);
+        controller.cancelAlgorithm = (reason) => promiseCall(cancel, source, [reason]);
+        if (start === undefined) startPromise.resolve(undefined);
+        else startPromise.resolve(ReflectApply(start, source, [controller.object]));
+      }
+      get readable() { return this.#s.readable.object; }
+      get writable() { return this.#s.writable.object; }
+      get [SymbolToStringTag]() { return 'TransformStream'; }
+    }
+
+    // ---- TextEncoderStream / TextDecoderStream -------------------------------------------------
+    class TextEncoderStream {
+      #transform;
+      constructor() {
+        const encoder = new TextEncoderCtor();
+        let pending = '';
+        this.#transform = new TransformStream({
+          transform(chunk, controller) {
+            let text = pending + StringCtor(chunk);
+            pending = '';
+            const last = text.charCodeAt(text.length - 1);
+            if (last >= 0xd800 && last <= 0xdbff) {
+              pending = text.slice(-1);
+              text = text.slice(0, -1);
+            }
+            if (text.length > 0) controller.enqueue(encoder.encode(text));
+          },
+          flush(controller) {
+            if (pending !== '') controller.enqueue(new Uint8ArrayCtor([0xef, 0xbf, 0xbd]));
+          },
+        });
+      }
+      get encoding() { return 'utf-8'; }
+      get readable() { return this.#transform.readable; }
+      get writable() { return this.#transform.writable; }
+      get [SymbolToStringTag]() { return 'TextEncoderStream'; }
+    }
+    class TextDecoderStream {
+      #decoder;
+      #transform;
+      constructor(label = 'utf-8', options = undefined) {
+        const decoder = new TextDecoderCtor(label, options);
+        this.#decoder = decoder;
+        this.#transform = new TransformStream({
+          transform(chunk, controller) {
+            if (!isView(chunk) && !isArrayBuffer(chunk)) throw new TypeErrorCtor('TextDecoderStream expects ArrayBuffer or ArrayBufferView chunks');
+            const text = decoder.decode(chunk, { stream: true });
+            if (text !== '') controller.enqueue(text);
+          },
+          flush(controller) {
+            const text = decoder.decode();
+            if (text !== '') controller.enqueue(text);
+          },
+        });
+      }
+      get encoding() { return this.#decoder.encoding; }
+      get fatal() { return this.#decoder.fatal; }
+      get ignoreBOM() { return this.#decoder.ignoreBOM; }
+      get readable() { return this.#transform.readable; }
+      get writable() { return this.#transform.writable; }
+      get [SymbolToStringTag]() { return 'TextDecoderStream'; }
+    }
+
+    // ---- CompressionStream / DecompressionStream -------------------------------------------------
+    // gzip, deflate (zlib) and deflate-raw through flate2 (web_natives.rs). The input is gathered
+    // and (de)compressed when the writable side closes, so the output comes in one chunk at the
+    // end. Decompressing first measures the output without keeping it, refuses one past the
+    // ArrayBuffer budget, then fills a buffer allocated here (so the budget counts it).
+    const FORMATS = ['deflate', 'deflate-raw', 'gzip'];
+    function compressionFormat(format, name) {
+      const text = StringCtor(format);
+      if (!FORMATS.includes(text)) throw new TypeErrorCtor(`Failed to construct '${name}': Unsupported compression format: '${text}'`);
+      return text;
+    }
+    function gatherer(name) {
+      const chunks = [];
+      let total = 0;
+      return {
+        add(chunk) {
+          if (!isView(chunk) && !isArrayBuffer(chunk)) throw new TypeErrorCtor(`${name} expects ArrayBuffer or ArrayBufferView chunks`);
+          const bytes = isView(chunk) ? new Uint8ArrayCtor(chunk.buffer, chunk.byteOffset, chunk.byteLength) : new Uint8ArrayCtor(chunk);
+          chunks.push(bytes.slice());
+          total += bytes.byteLength;
+        },
+        all() {
+          const out = new Uint8ArrayCtor(total);
+          let at = 0;
+          for (const chunk of chunks) {
+            out.set(chunk, at);
+            at += chunk.byteLength;
+          }
+          chunks.length = 0;
+          return out;
+        },
+      };
+    }
+    class CompressionStream {
+      #transform;
+      constructor(format) {
+        if (arguments.length === 0) throw new TypeErrorCtor("Failed to construct 'CompressionStream': 1 argument required");
+        const kind = compressionFormat(format, 'CompressionStream');
+        const input = gatherer('CompressionStream');
+        this.#transform = new TransformStream({
+          transform(chunk) { input.add(chunk); },
+          flush(controller) {
+            const bytes = input.all();
+            const output = new Uint8ArrayCtor(zlib.deflateBound(bytes.byteLength));
+            const written = zlib.deflate(kind, bytes, output);
+            if (written < 0) throw new TypeErrorCtor('Compression failed');
+            controller.enqueue(output.slice(0, written));
+          },
+        });
+      }
+      get readable() { return this.#transform.readable; }
+      get writable() { return this.#transform.writable; }
+      get [SymbolToStringTag]() { return 'CompressionStream'; }
+    }
+    class DecompressionStream {
+      #transform;
+      constructor(format) {
+        if (arguments.length === 0) throw new TypeErrorCtor("Failed to construct 'DecompressionStream': 1 argument required");
+        const kind = compressionFormat(format, 'DecompressionStream');
+        const input = gatherer('DecompressionStream');
+        this.#transform = new TransformStream({
+          transform(chunk) { input.add(chunk); },
+          flush(controller) {
+            const bytes = input.all();
+            const size = zlib.inflate(kind, bytes, zlib.budget());
+            if (typeof size === 'string') throw new TypeErrorCtor(size);
+            if (size === 0) return;
+            const output = new Uint8ArrayCtor(size);
+            const written = zlib.inflate(kind, bytes, output);
+            if (typeof written === 'string') throw new TypeErrorCtor(written);
+            controller.enqueue(output);
+          },
+        });
+      }
+      get readable() { return this.#transform.readable; }
+      get writable() { return this.#transform.writable; }
+      get [SymbolToStringTag]() { return 'DecompressionStream'; }
+    }
+
+    // ---- Helpers for bodies (web_net.js) --------------------------------------------------------
+    // A readable byte stream of one chunk; nothing is copied until it is read.
+    function bytesStream(bytes) {
+      let stream;
+      stream = new ReadableStream({
+        type: 'bytes',
+        start(controller) {
+          if (bytes.byteLength > 0) controller.enqueue(bytes);
+          controller.close();
+        },
+      });
+      return stream;
+    }
+    function isDisturbed(stream) {
+      return readableRecord(stream).disturbed;
+    }
+    function isLocked(stream) {
+      return isReadableLocked(readableRecord(stream));
+    }
+    // Reads a stream of Uint8Array chunks to its end (the run's memory bounds the total).
+    async function readAllBytes(stream) {
+      const reader = new ReadableStreamDefaultReader(stream);
+      const chunks = [];
+      let total = 0;
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        if (!(value instanceof Uint8ArrayCtor)) {
+          const error = new TypeErrorCtor('A body stream chunk must be a Uint8Array');
+          readableStreamCancel(readableRecord(stream), error);
+          throw error;
+        }
+        chunks.push(value);
+        total += value.byteLength;
+      }
+      const out = new Uint8ArrayCtor(total);
+      let at = 0;
+      for (const chunk of chunks) {
+        out.set(chunk, at);
+        at += chunk.byteLength;
+      }
+      return out;
+    }
+    // A stream that is already disturbed, closed and locked (a body read before its stream was
+    // asked for: the read that used it up kept its reader).
+    function usedStream() {
+      const stream = new ReadableStream({ start(controller) { controller.close(); } });
+      acquireReader(readableRecord(stream));
+      readableRecord(stream).disturbed = true;
+      return stream;
+    }
+
+    const globals = [['ReadableStream', ReadableStream], ['ReadableStreamDefaultReader', ReadableStreamDefaultReader],
+      ['ReadableStreamBYOBReader', ReadableStreamBYOBReader], ['ReadableStreamDefaultController', ReadableStreamDefaultController],
+      ['ReadableByteStreamController', ReadableByteStreamController], ['WritableStream', WritableStream],
+      ['WritableStreamDefaultWriter', WritableStreamDefaultWriter], ['WritableStreamDefaultController', WritableStreamDefaultController],
+      ['TransformStream', TransformStream], ['TransformStreamDefaultController', TransformStreamDefaultController],
+      ['ByteLengthQueuingStrategy', ByteLengthQueuingStrategy], ['CountQueuingStrategy', CountQueuingStrategy],
+      ['TextEncoderStream', TextEncoderStream], ['TextDecoderStream', TextDecoderStream],
+      ['CompressionStream', CompressionStream], ['DecompressionStream', DecompressionStream]];
+    return { globals, ReadableStream, bytesStream, isDisturbed, isLocked, readAllBytes, usedStream };
+  }
+})
