@@ -417,7 +417,8 @@ test('a POST without the page\'s CSRF token, or from another site, changes nothi
   const body = JSON.stringify({ seq: 0 });
   const refused = [
     { what: 'no CSRF token', headers: json },
-    { what: 'a wrong CSRF token', headers: { ...json, 'x-codemode-csrf': `${csrf.slice(0, -1)}x` } },
+    // The right token with its last character changed (to another one, whatever it was).
+    { what: 'a wrong CSRF token', headers: { ...json, 'x-codemode-csrf': `${csrf.slice(0, -1)}${csrf.endsWith('x') ? 'y' : 'x'}` } },
     { what: 'a form post', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-codemode-csrf': csrf } },
     { what: 'another site', headers: { ...json, 'x-codemode-csrf': csrf, 'sec-fetch-site': 'cross-site' } },
     { what: 'another origin', headers: { ...json, 'x-codemode-csrf': csrf, origin: 'http://evil.example' } },
