@@ -196,12 +196,15 @@ class Packages {
     return { name, subpath };
   }
 
-  /** The allowed packages that are installed, with their versions: [{ name, version }], by name. */
+  /**
+   * The allowed packages that are installed: [{ name, version, description }], by name (the
+   * description from package.json, one line, '' when it has none).
+   */
   installed() {
     const out = [];
     for (const name of [...this.#names].sort()) {
       try {
-        out.push({ name, version: this.#version(name) });
+        out.push({ name, ...this.#manifest(name) });
       } catch (error) {
         if (!(error instanceof PackageError)) throw error;
       }
@@ -232,6 +235,12 @@ class Packages {
 
   // The installed version of `name`, from its package.json in node_modules.
   #version(name) {
+    return this.#manifest(name).version;
+  }
+
+  // What `name`'s package.json says of it: { version, description } (the description one line,
+  // at most DESCRIPTION_CHARS characters; '' when it has none).
+  #manifest(name) {
     const file = path.join(this.#nodeModules, name, 'package.json');
     let text;
     try {
@@ -239,13 +248,16 @@ class Packages {
     } catch {
       throw new PackageError(`Cannot import "${name}": the package is allowed but not installed in ${this.#nodeModules} (the host installs it with npm install ${name})`);
     }
+    let manifest;
     try {
-      const version = JSON.parse(text).version;
-      return typeof version === 'string' ? version : '0.0.0';
+      manifest = JSON.parse(text);
     } catch {
       throw new PackageError(`Cannot import "${name}": its package.json is not JSON`);
     }
+    const version = manifest !== null && typeof manifest.version === 'string' ? manifest.version : '0.0.0';
+    return { version, description: oneLine(manifest !== null ? manifest.description : undefined) };
   }
+
 
   #remember(key, source) {
     const bytes = Buffer.byteLength(source);
@@ -352,4 +364,54 @@ const DESCRIBE_PACKAGE = Symbol('codemode.describePackage');
 // packages the runtime's tool description tells the model it may import.
 const INSTALLED_PACKAGES = Symbol('codemode.installedPackages');
 
-module.exports = { Packages, PackageError, checkPackages, packageNameProblem, specifiers, PACKAGE_VERSIONS, DESCRIBE_PACKAGE, INSTALLED_PACKAGES };
+// `executor`'s allowed, installed packages ([] for an executor without them, or not this
+// package's): what the model is told it may import.
+function installedPackages(executor) {
+  const installed = executor === null || executor === undefined ? undefined : executor[INSTALLED_PACKAGES];
+  return typeof installed === 'function' ? installed.call(executor) : [];
+}
+
+// A package description as the model reads it: one line, at most this many characters.
+const DESCRIPTION_CHARS = 200;
+
+function oneLine(text) {
+  if (typeof text !== 'string') return '';
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length <= DESCRIPTION_CHARS ? line : `${line.slice(0, DESCRIPTION_CHARS - 1)}…`;
+}
+
+// The lines a code tool's description gains when its executor allows npm packages (a Node
+// addition: the model cannot otherwise know what it may import). `describe`: whether the tool's
+// programs have codemode.describe (the durable runtime's do) to read a package's declarations.
+function packagesSection(packages, { describe }) {
+  if (packages.length === 0) return [];
+  const how = describe
+    ? '; `codemode.describe("name")` (or a subpath, such as `"name/sub"`) returns their TypeScript declarations:'
+    : ':';
+  return [
+    '',
+    '## Packages',
+    '',
+    `Programs may also import these npm packages (\`import { x } from "name"\`, or \`await import("name")\`)${how}`,
+    ...packages.map(({ name, version, description }) => `- \`${name}\` ${version}${description ? ` — ${description}` : ''}`),
+  ];
+}
+
+// `text` with packagesSection's lines after it (`text` itself when `executor` allows none).
+function withPackagesSection(text, executor, { describe = false } = {}) {
+  return [text, ...packagesSection(installedPackages(executor), { describe })].join('\n');
+}
+
+module.exports = {
+  Packages,
+  PackageError,
+  checkPackages,
+  packageNameProblem,
+  specifiers,
+  installedPackages,
+  packagesSection,
+  withPackagesSection,
+  PACKAGE_VERSIONS,
+  DESCRIBE_PACKAGE,
+  INSTALLED_PACKAGES,
+};

@@ -86,6 +86,63 @@ export default async function main() {
   }
 });
 
+test('codemode.run of a snippet saved from a module that imports a package: it runs, and its versions are recorded and checked as a program\'s', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'codemode-runtime-snippet-packages-'));
+  writeVersioned(dir, '1.0.0');
+  const tracker = new Tracker(path.join(dir, 'tracker.json'), {});
+  const local = new IsolateExecutor({ workers: 1, packagesFrom: dir, packages: ['versioned'], packageCacheMb: 0 });
+  try {
+    const runtime = createCodemodeRuntime({ executor: local, connectors: [tracker], ...storeOptions(dir) });
+    // The snippet's source: a module with a static import, its default export taking the input.
+    const source = await runtime.execute({ code: `import { v } from 'versioned';
+const suffix = (text) => text + ' (made with ' + v + ')';
+export default async function title(input) {
+  return suffix(input === undefined ? 'nothing' : input.title);
+}` });
+    assert.equal(source.status, 'completed', source.error);
+    assert.equal(source.result, 'nothing (made with 1.0.0)');
+    await runtime.saveSnippet('title', { executionId: source.executionId, description: 'A title with its version' });
+    // An anonymous default export and a dynamic import, as a second snippet.
+    const dynamic = await runtime.execute({ code: `export default async (input) => {
+  const { v } = await import('versioned');
+  return (input === undefined ? 0 : input.n) + ':' + v;
+}
+export const unused = 1;` });
+    assert.equal(dynamic.status, 'completed', dynamic.error);
+    await runtime.saveSnippet('numbered', { executionId: dynamic.executionId });
+
+    const code = `async () => {
+  const title = await codemode.run('title', { title: 'jam' });
+  const numbered = await codemode.run('numbered', { n: 7 });
+  const made = await tracker.create_issue({ title });
+  return { title, numbered, made: made.title };
+}`;
+    const paused = await runtime.execute({ code });
+    assert.equal(paused.status, 'paused', paused.error);
+    assert.deepEqual(paused.pending.map((p) => p.args), [{ title: 'jam (made with 1.0.0)' }]);
+    const log = (await runtime.execution(paused.executionId)).log;
+    assert.deepEqual(log.filter((e) => e.method === '#packages').map((e) => [e.seq, e.result]), [[0, { versioned: '1.0.0' }], [1, { versioned: '1.0.0' }]]);
+
+    // Another version installed: the approving pass stops at the snippet, nothing approved runs.
+    writeVersioned(dir, '2.0.0');
+    const refused = await runtime.approve({ executionId: paused.executionId });
+    assert.equal(refused.status, 'error');
+    assert.equal(refused.interrupted, 'ERR_PACKAGE_VERSION');
+    assert.match(refused.error, /versioned 1\.0\.0 when it began, 2\.0\.0 installed now/);
+    assert.equal((await runtime.execution(paused.executionId)).status, 'running');
+    assert.equal(load(path.join(dir, 'tracker.json')).ran.create_issue, undefined, 'the approved call ran');
+
+    // The recorded version back: recover() finishes the run with it.
+    writeVersioned(dir, '1.0.0');
+    const [done] = await runtime.recover();
+    assert.equal(done.status, 'completed', done.error);
+    assert.deepEqual(done.result, { title: 'jam (made with 1.0.0)', numbered: '7:1.0.0', made: 'jam (made with 1.0.0)' });
+    assert.equal(load(path.join(dir, 'tracker.json')).ran.create_issue, 1);
+  } finally {
+    await local.dispose();
+  }
+});
+
 test('a run begun without recorded versions (an earlier release) resumes unchecked, its seqs unchanged', async () => {
   const { READS_PROGRAMS } = require('../../lib/cloudflare/normalize.js');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'codemode-runtime-versions-old-'));
@@ -198,13 +255,51 @@ test("the runtime tool's description tells the model which packages it may impor
     assert.equal(section, [
       '\n## Packages\n',
       'Programs may also import these npm packages (`import { x } from "name"`, or `await import("name")`); `codemode.describe("name")` (or a subpath, such as `"name/sub"`) returns their TypeScript declarations:',
-      `- \`ms\` ${require('ms/package.json').version}`,
-      `- \`zod\` ${require('zod/package.json').version}`,
+      // Each with its version and its package.json's description.
+      `- \`ms\` ${require('ms/package.json').version} — Tiny millisecond conversion utility`,
+      `- \`zod\` ${require('zod/package.json').version} — TypeScript-first schema declaration and validation library with static type inference`,
     ].join('\n'));
     // Without packages the text is Cloudflare's, with no such section.
     const without = createCodemodeRuntime({ executor: plain, connectors: [], ...storeOptions(fs.mkdtempSync(path.join(os.tmpdir(), 'codemode-tool-plain-'))) }).tool().description;
     assert.ok(!without.includes('## Packages'));
     assert.equal(description.slice(0, description.indexOf('\n\n## Packages\n')), without);
+  } finally {
+    await allowing.dispose();
+    await plain.dispose();
+  }
+});
+
+test('search() finds the allowed packages by name and description, in the runtime and in a program; without packages its answers are the connectors\' and snippets\' alone', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'codemode-search-packages-'));
+  const allowing = new IsolateExecutor({ workers: 1, packages: ['papaparse', 'zod', 'not-installed-here'] });
+  const plain = new IsolateExecutor({ workers: 1 });
+  try {
+    const tracker = new Tracker(path.join(dir, 'tracker.json'), {});
+    const runtime = createCodemodeRuntime({ executor: allowing, connectors: [tracker], ...storeOptions(dir) });
+    const found = await runtime.search('parse csv');
+    assert.deepEqual(found.results[0], {
+      path: 'papaparse',
+      connector: 'package',
+      method: 'papaparse',
+      description: `npm package papaparse@${require('papaparse/package.json').version}, which programs may import: ${require('papaparse/package.json').description}`,
+      kind: 'package',
+      score: found.results[0].score,
+    });
+    assert.ok(found.results[0].score > 0);
+    // By name; a package allowed but not installed is not offered.
+    assert.deepEqual((await runtime.search('zod')).results.map((r) => [r.kind, r.path]), [['package', 'zod']]);
+    assert.equal((await runtime.search('installed')).total, 0);
+    // Connector methods still come first where they match better.
+    const issues = await runtime.search('create issue');
+    assert.equal(issues.results[0].path, 'tracker.create_issue');
+    assert.ok(issues.results.every((r) => r.kind !== 'package'));
+    // In a program, the same answer.
+    const run = await runtime.execute({ code: 'async () => (await codemode.search("csv")).results.map((r) => r.kind + ":" + r.path)' });
+    assert.equal(run.status, 'completed', run.error);
+    assert.deepEqual(run.result, ['package:papaparse']);
+    // Without packages: nothing of the kind.
+    const without = createCodemodeRuntime({ executor: plain, connectors: [tracker], ...storeOptions(fs.mkdtempSync(path.join(os.tmpdir(), 'codemode-search-plain-'))) });
+    assert.equal((await without.search('parse csv')).total, 0);
   } finally {
     await allowing.dispose();
     await plain.dispose();

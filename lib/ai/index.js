@@ -15,6 +15,7 @@ const { createCodemodeRuntime } = require('../runtime/index.js');
 const { AI_SDK_TOOL, APPROVAL_FLOW } = require('../runtime/model-tool.js');
 const { ApprovalState } = require('../runtime/ai-approvals.js');
 const { READS_PROGRAMS } = require('../cloudflare/normalize.js');
+const { withPackagesSection } = require('../packages.js');
 const { stableStringify } = require('../runtime/durable.js');
 const { isObject } = require('../util.js');
 const { invalidArgument } = require('../errors.js');
@@ -431,10 +432,15 @@ function hasApprovalTools(providers) {
   return providers.some((p) => isObject(p.tools) && Object.values(p.tools).some(needsApproval));
 }
 
-function codeToolDescription(providers, description, approvals) {
+// The code tool's description: `description` (the default, with the approval note when a tool
+// may pause) with the providers' types in place of {{types}}; the default also lists the
+// executor's allowed npm packages (lib/packages.js), a custom one says what it wants.
+function codeToolDescription(providers, description, approvals, executor) {
   const blocks = providers.map((provider) => provider.types ?? generateTypes(provider.tools, provider.name ?? 'codemode'));
-  return (description ?? (approvals ? DEFAULT_DESCRIPTION + APPROVAL_NOTE : DEFAULT_DESCRIPTION)).replace('{{types}}', blocks.filter(Boolean).join('\n\n'));
+  const text = (description ?? (approvals ? DEFAULT_DESCRIPTION + APPROVAL_NOTE : DEFAULT_DESCRIPTION)).replace('{{types}}', blocks.filter(Boolean).join('\n\n'));
+  return description === undefined ? withPackagesSection(text, executor) : text;
 }
+
 
 /**
  * The AI SDK tool that runs model-written code: `createCodeTool({ tools, executor,
@@ -448,8 +454,8 @@ function codeToolDescription(providers, description, approvals) {
 function createCodeTool(options) {
   const providers = Array.isArray(options.tools) ? options.tools : [{ tools: options.tools }];
   const approvals = hasApprovalTools(providers);
-  const description = codeToolDescription(providers, options.description, approvals);
   const executor = options.executor;
+  const description = codeToolDescription(providers, options.description, approvals, executor);
   // Each tool's schema is read now, so a schema the AI SDK refuses fails here in both paths.
   const resolved = providers.map((provider) => ({ name: provider.name ?? 'codemode', fns: toolFns(provider.tools) }));
   if (approvals || options.runtime !== undefined) {
@@ -480,7 +486,8 @@ function codeModeTool({ executor, description, runtime, tools } = {}) {
     throw invalidArgument('codeModeTool needs AI SDK 7 (experimental_toolCaller); with AI SDK 6 use createCodeTool({ tools, executor })');
   }
   if (!executor || typeof executor.execute !== 'function') throw invalidArgument('codeModeTool: executor must implement execute(code, providers, options)');
-  const text = description ?? DEFAULT_DESCRIPTION.replace('codemode.searchWeb', 'tools.searchWeb');
+  const base = DEFAULT_DESCRIPTION.replace('codemode.searchWeb', 'tools.searchWeb');
+  const text = description ?? withPackagesSection(base, executor);
   // What programs of the durable runs can call: `tools`, and every tool bound so far.
   const known = { ...tools };
   let durable;
@@ -494,7 +501,7 @@ function codeModeTool({ executor, description, runtime, tools } = {}) {
     if (!approvals && runtime === undefined) return createCodeTool({ tools: providers(set), executor, description: text });
     Object.assign(known, set);
     toolFns(set);
-    return durableCodeTool(durableTool(), codeToolDescription(providers(set), description === undefined ? text + (approvals ? APPROVAL_NOTE : '') : description, false));
+    return durableCodeTool(durableTool(), codeToolDescription(providers(set), description === undefined ? withPackagesSection(base + (approvals ? APPROVAL_NOTE : ''), executor) : description, false));
   };
   // The tool as given, before the SDK binds tools to it: the one the SDK asks and runs when it
   // continues an approved call from earlier messages. Its runtime is made on first use.

@@ -120,6 +120,28 @@ function functionExpression(code) {
   return FUNCTION_START.test(source) ? source : wrapBody(source);
 }
 
+// The program `codemode.run` runs for a stored snippet called with `input` (JSON text, or
+// undefined). A snippet saved from a module (its imports, its default export: what a program
+// importing a package is) stays a module, whose default export calls the snippet's with the
+// input: its static imports stay at its top, where they must be. Any other snippet is the
+// function expression above, called from an async arrow function.
+function snippetProgram(code, inputJson) {
+  const { source, program } = parse(code);
+  const exported = program === null ? undefined : program.body.find((node) => node.type === 'ExportDefaultDeclaration');
+  if (exported === undefined || !program.body.some((node) => node.type === 'ImportDeclaration' || node.type.startsWith('Export'))) {
+    return `async () => {\n  const snippet = (${functionExpression(code)});\n  return await snippet(${inputJson});\n}`;
+  }
+  const declaration = exported.declaration;
+  const text = source.slice(declaration.start, declaration.end);
+  const before = source.slice(0, exported.start);
+  const after = source.slice(exported.end);
+  // A named function keeps its declaration (and the binding the rest of the module may use).
+  const named = declaration.type === 'FunctionDeclaration' && declaration.id;
+  const kept = named ? text : `const __codemodeSnippet = (${text});`;
+  const callee = named ? declaration.id.name : '__codemodeSnippet';
+  return `${before}${kept}\n${after}\nexport default async () => await ${callee}(${inputJson});\n`;
+}
+
 // `async (`, `async x =>`, `function`, `(…) =>`, `x =>`: a text that starts as a function
 // expression does.
 const FUNCTION_START = /^(?:async\b|function\b|\(|[A-Za-z_$][\w$]*\s*=>)/;
@@ -139,4 +161,4 @@ function parseBody(source) {
 // would never be called). Any other executor gets normalizeCode's output, as in Cloudflare.
 const READS_PROGRAMS = Symbol('codemode.readsPrograms');
 
-module.exports = { normalizeCode, programForRun, functionExpression, READS_PROGRAMS, RUN_CACHE_ENTRIES, RUN_CACHE_MAX_CHARS };
+module.exports = { normalizeCode, programForRun, functionExpression, snippetProgram, READS_PROGRAMS, RUN_CACHE_ENTRIES, RUN_CACHE_MAX_CHARS };

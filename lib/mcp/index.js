@@ -14,6 +14,7 @@ const { MCP_TEMPLATE, CODE_FIELD } = require('../cloudflare/code-tool-text.js');
 const { toModelOutput } = require('../runtime/model-tool.js');
 const { messageOf } = require('../util.js');
 const { invalidArgument } = require('../errors.js');
+const { withPackagesSection } = require('../packages.js');
 
 let loaded;
 function sdk() {
@@ -181,7 +182,8 @@ async function codeMcpServer({ server, client, clients, executor, description, c
       }));
     }
   }
-  const text = (description ?? MCP_TEMPLATE)
+  // The default text also lists the executor's allowed npm packages (lib/packages.js).
+  const text = (description ?? withPackagesSection(MCP_TEMPLATE, executor))
     .replace('{{types}}', generateTypesFromJsonSchema(descriptors))
     .replace('{{example}}', exampleLine(tools[0]));
   const proxy = new McpServer({ name: 'codemode', version: '1.0.0' });
@@ -357,7 +359,8 @@ function openApiMcpServer({ spec, executor, request, name = 'openapi', version =
     inputSchema: { code: z.string().describe('JavaScript async arrow function to search the spec') },
     annotations: READ_ONLY,
   }, async ({ code }) => executorAnswer(() => executor.execute(openApiProgram(code, spec, false), [])));
-  const executeDescription = `Execute API calls using JavaScript code. First use 'search' to find the right endpoints.
+  // Cloudflare's text, then the executor's allowed npm packages (lib/packages.js), then the host's.
+  const executeDescription = `${withPackagesSection(`Execute API calls using JavaScript code. First use 'search' to find the right endpoints.
 
 Available in your code:
 ${REQUEST_TYPES}
@@ -367,7 +370,7 @@ Your code must be an async arrow function that returns the result.
 Example:
 async () => {
   return await codemode.request({ method: "GET", path: "/your/endpoint" });
-}${description ? `\n\n${description}` : ''}`;
+}`, executor)}${description ? `\n\n${description}` : ''}`;
   server.registerTool('execute', {
     description: executeDescription,
     inputSchema: { code: z.string().describe(CODE_FIELD) },

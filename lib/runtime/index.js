@@ -21,7 +21,7 @@ const {
 } = require('./pass.js');
 const { searchConnectors, describeWithPackages } = require('./search.js');
 const { EXECUTION_ID, checkOnEvent, emitTo } = require('../events.js');
-const { PACKAGE_VERSIONS, DESCRIBE_PACKAGE, INSTALLED_PACKAGES } = require('../packages.js');
+const { PACKAGE_VERSIONS, DESCRIBE_PACKAGE, INSTALLED_PACKAGES, installedPackages } = require('../packages.js');
 const { READS_PROGRAMS } = require('../cloudflare/normalize.js');
 
 const DEFAULT_RUNTIME_NAME = 'default';
@@ -107,6 +107,9 @@ class CodemodeRuntimeHandle {
       [DESCRIBE_PACKAGE](specifier) {
         return typeof executor[DESCRIBE_PACKAGE] === 'function' ? executor[DESCRIBE_PACKAGE](specifier) : Promise.resolve(null);
       },
+      [INSTALLED_PACKAGES]() {
+        return installedPackages(executor);
+      },
     };
   }
 
@@ -173,13 +176,6 @@ class CodemodeRuntimeHandle {
     return this.#facet;
   }
 
-  // The executor's allowed, installed packages ([] for an executor without them, or not this
-  // package's).
-  #installedPackages() {
-    const installed = this.#executor?.[INSTALLED_PACKAGES];
-    return typeof installed === 'function' ? installed.call(this.#executor) : [];
-  }
-
   /** The AI SDK tool: `{ description, inputSchema, execute, toModelOutput }` (docs/cloudflare-compat.md §9). */
   tool(options) {
     options = options || {};
@@ -188,7 +184,7 @@ class CodemodeRuntimeHandle {
     // Loaded once per tool object (§6.8), by the same policy as the handle's.
     const setup = new SetupCache(this.#connectors);
     const tool = {
-      description: buildDescription(this.#connectors, options.description, options.connectorHints, approvals, this.#installedPackages()),
+      description: buildDescription(this.#connectors, options.description, options.connectorHints, approvals, installedPackages(this.#executor)),
       inputSchema: codeInputSchema,
       execute: async (input) => this.#execute(facet, input && input.code, setup),
       toModelOutput: ({ output } = {}) => toModelOutput(output),
@@ -243,7 +239,7 @@ class CodemodeRuntimeHandle {
 
   async search(query) {
     const setup = await this.#setup.get();
-    return searchConnectors(query, setup.descriptions, await this.#store().snippets());
+    return searchConnectors(query, setup.descriptions, await this.#store().snippets(), installedPackages(this.#executor));
   }
 
   async describe(target) {

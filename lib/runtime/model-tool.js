@@ -8,6 +8,7 @@ const { truncateResult } = require('../cloudflare/truncate.js');
 const { messageOf, isObject } = require('../util.js');
 const { invalidArgument } = require('../errors.js');
 const { AiSdkApprovals } = require('./ai-approvals.js');
+const { packagesSection } = require('../packages.js');
 
 // The fixed part of the description, before the connector list. `<globals>` is replaced by
 // the connector names, each in backticks, joined by ", ".
@@ -52,19 +53,6 @@ function connectorName(connector) {
   return typeof connector === 'string' ? connector : connector.name();
 }
 
-// The section a description gains when the executor allows npm packages (a Node addition: the
-// model cannot otherwise know what it may import, nor that describe() gives their types).
-function packagesSection(packages) {
-  if (packages.length === 0) return [];
-  return [
-    '',
-    '## Packages',
-    '',
-    'Programs may also import these npm packages (`import { x } from "name"`, or `await import("name")`); `codemode.describe("name")` (or a subpath, such as `"name/sub"`) returns their TypeScript declarations:',
-    ...packages.map(({ name, version }) => `- \`${name}\` ${version}`),
-  ];
-}
-
 // The tool description (docs/cloudflare-compat.md §9.1). A non-empty custom description is used as it is (the
 // hints are then ignored); otherwise the fixed text lists the connectors, each with its hint
 // when `connectorHints[name]` is a non-empty string, and then the allowed packages, if any.
@@ -78,7 +66,7 @@ function buildDescription(connectorNames, customDescription, connectorHints, app
   });
   // A function replacement, so a `$` in a connector name is taken literally.
   const fixed = DESCRIPTION_LINES.map((line) => (approvals === 'ai-sdk' && line === PAUSED_LINE ? AI_SDK_PAUSED_LINE : line.replace('<globals>', () => globals)));
-  return [...fixed, list.join('\n'), ...packagesSection(packages)].join('\n');
+  return [...fixed, list.join('\n'), ...packagesSection(packages, { describe: true })].join('\n');
 }
 
 // What `jsonSchema.input()` and `.output()` describe: an object with one string `code`.

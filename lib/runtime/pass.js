@@ -5,13 +5,13 @@
 
 const { durableConstants } = require('../native.js');
 const { createHash } = require('node:crypto');
-const { functionExpression, READS_PROGRAMS } = require('../cloudflare/normalize.js');
+const { snippetProgram, READS_PROGRAMS } = require('../cloudflare/normalize.js');
 const { runCode } = require('../cloudflare/run-code.js');
 const { messageOf } = require('../util.js');
 const { PROGRAM_GATE } = require('./store.js');
 const { searchConnectors, describeWithPackages } = require('./search.js');
 const { DeliveryOrder } = require('./delivery.js');
-const { PACKAGE_VERSIONS } = require('../packages.js');
+const { PACKAGE_VERSIONS, installedPackages } = require('../packages.js');
 const { CodemodeExecutorError, CODES } = require('../errors.js');
 
 // The step connector's name comes from the store (src/store), the control markers from the
@@ -198,7 +198,7 @@ function platformProvider(setup, bindings, facet, executor, id, cursor, pass) {
     name: 'codemode',
     prelude: STEP_PRELUDE,
     fns: {
-      search: async (query) => searchConnectors(String(query), setup.descriptions, await facet.snippets()),
+      search: async (query) => searchConnectors(String(query), setup.descriptions, await facet.snippets(), installedPackages(executor)),
       describe: async (target) => describeWithPackages(String(target), setup.descriptions, await facet.snippets(), executor),
       // Tracked as the pass's calls are: a snippet's run is a program of its own, whose calls
       // must not start after the pass has ended.
@@ -208,7 +208,16 @@ function platformProvider(setup, bindings, facet, executor, id, cursor, pass) {
         if (snippet === undefined) return { error: `Snippet "${args[0]}" not found.` };
         const missing = missingConnectors(snippet.connectors, new Set(setup.connectorsByName.keys()));
         if (missing.length > 0) return { error: requiresMessage(`Snippet "${args[0]}"`, missing) };
-        const code = `async () => {\n  const snippet = (${functionExpression(snippet.code)});\n  return await snippet(${JSON.stringify(args[1])});\n}`;
+        const code = snippetProgram(snippet.code, JSON.stringify(args[1]));
+        // The packages it imports are checked as a program's are (a step of their own), when
+        // it runs: another version installed keeps the run for recover().
+        try {
+          if (!(await samePackages(facet, id, cursor, code, executor, pass))) throw new Error(PAUSE_SENTINEL);
+        } catch (error) {
+          if (error.code !== CODES.PACKAGE_VERSION) throw error;
+          pass.keptFault ??= error;
+          throw new Error(PAUSE_SENTINEL);
+        }
         const output = await runCode({ code, executor, providers: [provider], connectors: bindings, onSecrets: pass.onSecrets });
         return output.result;
       })()),
@@ -355,7 +364,8 @@ async function onePass(id, code, setup, facet, executor, { leaseMs, transformRes
   // `order`: the delivery order (replaced once the run's plan is read); `replays`: whether the
   // executor is this package's, whose sandbox replays time and randomness.
   // `secrets`: the RunSecrets of the pass's runs, which `onSecrets` collects (redactSecrets).
-  const pass = { inFlight: new Set(), storeFault: undefined, order: new DeliveryOrder(0), replays: executor[READS_PROGRAMS] === true, secrets: [] };
+  // `keptFault`: a snippet's ERR_PACKAGE_VERSION, which keeps the run as a program's does.
+  const pass = { inFlight: new Set(), storeFault: undefined, keptFault: undefined, order: new DeliveryOrder(0), replays: executor[READS_PROGRAMS] === true, secrets: [] };
   pass.onSecrets = (secrets) => pass.secrets.push(secrets);
   const bindings = connectorBindings(setup, facet, id, cursor, pass);
   const provider = platformProvider(setup, bindings, facet, executor, id, cursor, pass);
@@ -410,7 +420,7 @@ async function onePass(id, code, setup, facet, executor, { leaseMs, transformRes
       if (drained) return facet.release(id);
       allEnded.then(() => facet.release(id)).catch(() => {});
     };
-    const fault = pass.storeFault ?? (threw !== undefined && KEEPS_RUN.has(threw.code) ? threw : undefined);
+    const fault = pass.storeFault ?? pass.keptFault ?? (threw !== undefined && KEEPS_RUN.has(threw.code) ? threw : undefined);
     // The stored status is the source of truth, not what the program threw.
     let execution;
     try {

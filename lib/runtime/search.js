@@ -9,6 +9,9 @@
 //     { name, instructions, descriptors: { <method>: { description, inputSchema, outputSchema } },
 //       annotations: { <method>: { requiresApproval?: true, replay?: 'reexecute' } } }
 //   snippets: [{ name, description, code, savedAt, inputSchema?, connectors? }] (or nullish)
+//   packages: the executor's allowed, installed npm packages [{ name, version, description }]
+//     (a Node addition, searched after the snippets; none without `packages`, so the answers
+//     stay the reference's)
 
 const { sanitizeToolName } = require('../cloudflare/names.js');
 const { generateTypesFromJsonSchema } = require('../cloudflare/schema-types.js');
@@ -118,8 +121,8 @@ function scoreItem(item, query, queryTokens) {
   return result;
 }
 
-// The searchable items: every connector method, then every snippet.
-function searchItems(descriptions, snippets) {
+// The searchable items: every connector method, then every snippet, then every package.
+function searchItems(descriptions, snippets, packages) {
   const items = [];
   for (const desc of descriptions) {
     for (const [method, descriptor] of Object.entries(desc.descriptors)) {
@@ -145,13 +148,22 @@ function searchItems(descriptions, snippets) {
       });
     }
   }
+  for (const { name, version, description } of packages) {
+    items.push({
+      path: name,
+      connector: 'package',
+      method: name,
+      description: `npm package ${name}@${version}, which programs may import${description ? `: ${description}` : ''}`,
+      kind: 'package',
+    });
+  }
   return items;
 }
 
 // search(query) → { results, total, truncated } (docs/cloudflare-compat.md §11.1). Results are ordered by score,
 // best first, ties by path (localeCompare); an empty query (after normalization) finds nothing.
-function searchConnectors(query, descriptions, snippets) {
-  const items = searchItems(descriptions, snippets);
+function searchConnectors(query, descriptions, snippets, packages = []) {
+  const items = searchItems(descriptions, snippets, packages);
   const ranked = [];
   // The query is only read when there is something to match it against (so a non-string
   // query fails, with a TypeError, exactly when the reference's does).
