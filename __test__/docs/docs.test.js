@@ -100,8 +100,9 @@ test("examples/first-run.mjs (`npm run example`) is the README's first example a
 // A project as a user has it after `npm install @supolka/codemode-executor` and the peer
 // dependencies: node_modules links, nothing else (no package.json: a file's own extension
 // decides its kind). Made once, removed at the end. Besides the peers, the packages a user
-// installs beside them for what a guide shows (an OpenTelemetry SDK, docs/guides/observability.md).
-const ALONGSIDE = ['@opentelemetry/sdk-trace-base', '@opentelemetry/context-async-hooks'];
+// installs beside them for what a guide shows (an OpenTelemetry SDK, docs/guides/observability.md;
+// TanStack AI's code mode, docs/guides/agent-loop.md).
+const ALONGSIDE = ['@opentelemetry/sdk-trace-base', '@opentelemetry/context-async-hooks', '@tanstack/ai', '@tanstack/ai-code-mode'];
 let project;
 function sampleProject() {
   if (project !== undefined) return project;
