@@ -68,6 +68,8 @@ test('a tool that throws, input the schema refuses, a program error, a syntax er
   const thrown = await tool.execute({ typescriptCode: 'const o: any = null\nreturn o.x' });
   assert.equal(thrown.success, false);
   assert.match(thrown.error.message, /null/);
+  // The program's own line numbers: nothing the driver adds comes before them.
+  assert.match(thrown.error.message, /\(line 2, column \d+\)/);
   const syntax = await tool.execute({ typescriptCode: 'return (' });
   assert.equal(syntax.success, false);
   const spin = await tool.execute({ typescriptCode: 'while (true) {}' });

@@ -101,8 +101,8 @@ test("examples/first-run.mjs (`npm run example`) is the README's first example a
 // dependencies: node_modules links, nothing else (no package.json: a file's own extension
 // decides its kind). Made once, removed at the end. Besides the peers, the packages a user
 // installs beside them for what a guide shows (an OpenTelemetry SDK, docs/guides/observability.md;
-// TanStack AI's code mode, docs/guides/agent-loop.md).
-const ALONGSIDE = ['@opentelemetry/sdk-trace-base', '@opentelemetry/context-async-hooks', '@tanstack/ai', '@tanstack/ai-code-mode'];
+// TanStack AI's code mode and Mastra, docs/guides/agent-loop.md).
+const ALONGSIDE = ['@opentelemetry/sdk-trace-base', '@opentelemetry/context-async-hooks', '@tanstack/ai', '@tanstack/ai-code-mode', '@mastra/core'];
 let project;
 function sampleProject() {
   if (project !== undefined) return project;

@@ -6,56 +6,21 @@
 //
 // How a context runs a program: `code` is the body of an async function (what the code-mode
 // tool hands a driver, its TypeScript already stripped); each binding (`external_<tool>`,
-// `skill_<name>`) is a function in scope taking one input object, which calls the binding's
-// `execute` on the host through the executor's native form and resolves its value (or throws
-// its error's message). Each `execute` is a fresh run of the executor (its own isolate, its
-// timeout and memory bound the context's), so globals do not carry from one `execute` of a
-// context to the next as they do in isolated-vm's one context; the code-mode tool makes a
-// context per program, where that never shows.
+// `skill_<name>`) is a function in scope taking one input object, calling the binding's
+// `execute` on the host (lib/external-functions.js). Each `execute` is a fresh run of the
+// executor (its own isolate, its timeout and memory bound the context's), so globals do not
+// carry from one `execute` of a context to the next as they do in isolated-vm's one context;
+// the code-mode tool makes a context per program, where that never shows.
 
 const { invalidArgument } = require('../errors.js');
 const { messageOf, isObject } = require('../util.js');
-
-// The namespace the bindings are called through (not visible to the program by this name in
-// any way that matters: the bindings are what it calls).
-const PROVIDER = '__tanstack_bindings';
-// A binding's name must be a JavaScript identifier: it becomes one in the program.
-const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
-
-// What ended a failed run (the executor's errorKind), as TanStack's NormalizedError names it.
-const ERROR_NAMES = {
-  syntax: 'SyntaxError',
-  timeout: 'TimeoutError',
-  memory: 'MemoryLimitError',
-  bound: 'LimitError',
-  unsettleable: 'UnsettleableError',
-};
+const { IDENTIFIER, programCalling, providersFor, answerCall, errorName } = require('../external-functions.js');
 
 // Console lines as the isolated-vm driver gives them: `ERROR: `, `WARN: ` before the text.
 function tanstackLog(line) {
   if (line.startsWith('[error] ')) return `ERROR: ${line.slice(8)}`;
   if (line.startsWith('[warn] ')) return `WARN: ${line.slice(7)}`;
   return line;
-}
-
-// The program a context runs: the bindings in scope on its first line (so the program's own
-// lines keep their numbers, one down), then `code` as the body of an async function of its own
-// (so a program declaring a name a binding has shadows it rather than failing).
-function programFor(code, names) {
-  const bindings = names.map((name) => `${name} = (input) => ${PROVIDER}.${name}(input === undefined ? {} : input)`);
-  const declared = bindings.length === 0 ? '' : `const ${bindings.join(', ')}; `;
-  return `async () => { ${declared}return await (async () => {\n${code}\n})(); }`;
-}
-
-// Answers a binding's call: its `execute` with the program's input, as the native form's reply.
-async function callBinding(binding, argsJson) {
-  try {
-    const args = JSON.parse(argsJson);
-    const value = await binding.execute(Array.isArray(args) ? args[0] : args);
-    return JSON.stringify({ result: value });
-  } catch (error) {
-    return JSON.stringify({ error: messageOf(error) });
-  }
 }
 
 function checkBindings(bindings) {
@@ -98,9 +63,9 @@ function createIsolateDriver({ executor, timeout, memoryLimit } = {}) {
           let report;
           try {
             report = await executor.execute({
-              code: programFor(code, names),
-              providers: names.length === 0 ? [] : [{ name: PROVIDER, tools: names }],
-              dispatch: (_provider, tool, argsJson) => callBinding(table.get(tool), argsJson),
+              code: programCalling(code, names),
+              providers: providersFor(names),
+              dispatch: (_provider, tool, argsJson) => answerCall((input) => table.get(tool).execute(input), argsJson),
               ...(runTimeout === undefined ? {} : { timeout: runTimeout }),
               ...(runMemory === undefined ? {} : { memoryLimitMb: runMemory }),
             });
@@ -111,7 +76,7 @@ function createIsolateDriver({ executor, timeout, memoryLimit } = {}) {
           }
           const logs = report.logs.map(tanstackLog);
           if (report.error === undefined) return { success: true, value: report.result, logs };
-          const name = ERROR_NAMES[report.errorKind] ?? 'Error';
+          const name = errorName(report);
           const why = report.errorKind === 'bound' ? report.errorBound : report.errorKind;
           return { success: false, error: { name, message: report.error, ...(why === undefined ? {} : { code: why }) }, logs };
         },
