@@ -149,6 +149,13 @@ pub const PROGRAM_STRIP_STACK_BYTES: usize = 256 * MIB;
 /// several times this many levels of any construct).
 pub const INLINE_PROGRAM_NESTING: usize = 200;
 
+/// The most work one PBKDF2 derivation (`crypto.subtle.deriveBits`/`deriveKey`) may ask for:
+/// iterations times the output's blocks of the hash. ring's PBKDF2 cannot be stopped once it
+/// runs, so this bounds how long a single call holds the isolate's thread past the run's
+/// deadline: about 0.25 s with SHA-256 and 1 s with SHA-512 on one core. It admits the
+/// iteration counts password-storage guidance asks for (600 000 with SHA-256).
+pub const MAX_PBKDF2_WORK: u64 = 1_000_000;
+
 /// The longest timeout an executor or a run accepts: one day, in milliseconds.
 pub const MAX_TIMEOUT_MS: f64 = 24.0 * 3600.0 * 1000.0;
 

@@ -1,6 +1,6 @@
 'use strict';
 // crypto.subtle beyond digest: HMAC, AES-GCM, ECDSA (P-256/P-384) and Ed25519 verification,
-// importKey/exportKey/generateKey, CryptoKey. Node's own Web Crypto is the oracle: keys and
+// PBKDF2 and HKDF (deriveBits, deriveKey), importKey/exportKey/generateKey, CryptoKey. Node's own Web Crypto is the oracle: keys and
 // signatures made in Node are checked in the sandbox, and the same programs give the same results.
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -144,6 +144,70 @@ test('ECDSA P-256/P-384 and Ed25519 verify what Node signs, in every public key 
   assert.equal(out.error, undefined, out.error);
   const rows = out.result.slice(0, 9);
   for (const row of rows) assert.deepEqual(row.slice(1), [true, false, false, true, true], JSON.stringify(row));
+  // HKDF without its hash, salt and info: a TypeError (it was NotSupportedError before HKDF was).
   assert.deepEqual(out.result.slice(9), ['NotSupportedError', 'NotSupportedError', 'DataError', 'SyntaxError', 'NotSupportedError',
-    'NotSupportedError', 'NotSupportedError']);
+    'NotSupportedError', 'TypeError']);
+});
+
+test('PBKDF2 and HKDF: deriveBits and deriveKey give what Node gives, their errors too, and PBKDF2 stops at its bound', async () => {
+  const [sandbox, node] = await both(`async () => {
+    ${HELPERS}
+    const out = [];
+    const password = await crypto.subtle.importKey('raw', bytes('correct horse'), 'PBKDF2', false, ['deriveBits', 'deriveKey']);
+    const ikm = await crypto.subtle.importKey('raw', bytes('input keying material'), { name: 'HKDF' }, false, ['deriveBits', 'deriveKey']);
+    out.push(password.type, password.extractable, password.algorithm.name, password.usages.join(','), Object.prototype.toString.call(password));
+    for (const hash of ['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512']) {
+      out.push(hash,
+        hex(await crypto.subtle.deriveBits({ name: 'PBKDF2', hash, salt: bytes('salt'), iterations: 1000 }, password, 256)),
+        hex(await crypto.subtle.deriveBits({ name: 'PBKDF2', hash, salt: new Uint8Array(0), iterations: 1 }, password, 8 * 100)),
+        hex(await crypto.subtle.deriveBits({ name: 'HKDF', hash, salt: bytes('salt'), info: bytes('context') }, ikm, 8 * 42)),
+        hex(await crypto.subtle.deriveBits({ name: 'HKDF', hash, salt: new Uint8Array(0), info: new Uint8Array(0) }, ikm, 0)));
+    }
+    // deriveKey: an AES-GCM key that encrypts, and an HMAC key with its hash's block length.
+    const aes = await crypto.subtle.deriveKey({ name: 'PBKDF2', hash: 'SHA-256', salt: bytes('s'), iterations: 600000 }, password,
+      { name: 'AES-GCM', length: 256 }, true, ['encrypt', 'decrypt']);
+    out.push(aes.algorithm.length, hex(await crypto.subtle.exportKey('raw', aes)),
+      hex(await crypto.subtle.encrypt({ name: 'AES-GCM', iv: new Uint8Array(12) }, aes, bytes('secret'))));
+    const mac = await crypto.subtle.deriveKey({ name: 'HKDF', hash: 'SHA-512', salt: bytes('s'), info: bytes('i') }, ikm,
+      { name: 'HMAC', hash: 'SHA-384' }, true, ['sign']);
+    out.push(mac.algorithm.length, hex(await crypto.subtle.sign('HMAC', mac, bytes('m'))));
+    const settleName = async (p) => (await settle(p))[1];
+    const signKey = await crypto.subtle.importKey('raw', bytes('k'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    const bitsOnly = await crypto.subtle.importKey('raw', bytes('k'), 'HKDF', false, ['deriveBits']);
+    out.push(
+      await settleName(crypto.subtle.importKey('raw', bytes('k'), 'PBKDF2', true, ['deriveBits'])),
+      await settleName(crypto.subtle.importKey('raw', bytes('k'), 'HKDF', false, ['sign'])),
+      await settleName(crypto.subtle.importKey('jwk', { kty: 'oct', k: 'aw' }, 'PBKDF2', false, ['deriveBits'])),
+      await settleName(crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: bytes('s'), iterations: 0 }, password, 256)),
+      await settleName(crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: bytes('s'), iterations: 1 }, password, 7)),
+      await settleName(crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: bytes('s'), iterations: 1 }, password, null)),
+      await settleName(crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', iterations: 1 }, password, 256)),
+      await settleName(crypto.subtle.deriveBits({ name: 'HKDF', hash: 'SHA-256', salt: bytes('s'), info: bytes('i') }, ikm, 8 * 255 * 32 + 8)),
+      await settleName(crypto.subtle.deriveBits({ name: 'HKDF', hash: 'SHA-256', salt: bytes('s'), info: bytes('i') }, signKey, 256)),
+      await settleName(crypto.subtle.deriveKey({ name: 'HKDF', hash: 'SHA-256', salt: bytes('s'), info: bytes('i') }, bitsOnly, { name: 'AES-GCM', length: 128 }, false, ['encrypt'])),
+      await settleName(crypto.subtle.exportKey('raw', password)),
+    );
+    return out;
+  }`);
+  assert.deepEqual(sandbox, node);
+  assert.equal(sandbox[11], require('node:crypto').pbkdf2Sync('correct horse', 'salt', 1000, 32, 'sha256').toString('hex'));
+
+  // The bound: a derivation past it is refused at once, naming it; the host and the next run go on.
+  const started = Date.now();
+  const refused = await ex.execute({ code: `async () => {
+    const key = await crypto.subtle.importKey('raw', new TextEncoder().encode('p'), 'PBKDF2', false, ['deriveBits']);
+    const tries = [];
+    for (const [iterations, bits] of [[1e9, 256], [600000, 512], [1000000, 256]]) {
+      try { tries.push((await crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: new Uint8Array(8), iterations }, key, bits)).byteLength); }
+      catch (e) { tries.push(e.name + ': ' + e.message); }
+    }
+    return tries;
+  }` });
+  assert.equal(refused.error, undefined, refused.error);
+  assert.deepEqual(refused.result, [
+    'OperationError: PBKDF2 is bounded in this sandbox at 1000000 iterations times the output\'s SHA-256 blocks',
+    'OperationError: PBKDF2 is bounded in this sandbox at 1000000 iterations times the output\'s SHA-256 blocks',
+    32,
+  ]);
+  assert.ok(Date.now() - started < 4_000, 'refused at once, not after the work');
 });

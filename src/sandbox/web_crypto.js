@@ -1,7 +1,8 @@
 // Web Crypto beyond digest and random values: CryptoKey and crypto.subtle's importKey, exportKey,
 // generateKey, sign, verify, encrypt and decrypt for HMAC (SHA-1/256/384/512), AES-GCM (128- and
 // 256-bit keys, 96-bit IVs, 128-bit tags), ECDSA verification (P-256 with SHA-256, P-384 with
-// SHA-384) and Ed25519 verification. The cryptography is native (ring, web_natives.rs); this file
+// SHA-384) and Ed25519 verification; deriveBits and deriveKey with PBKDF2 (bounded: see
+// MAX_PBKDF2_WORK in src/limits.rs) and HKDF. The cryptography is native (ring, web_natives.rs); this file
 // normalizes algorithms, checks usages and formats keys, with the Web Crypto standard's errors.
 // Not in the snapshot: web.js has natives.loadScript compile it on first use and calls the
 // function below with intrinsics it captured before any program ran.
@@ -9,7 +10,7 @@
   'use strict';
   const {
     DOMException, TypeError: TypeErrorCtor, String: StringCtor, Number: NumberCtor, Uint8Array: Uint8ArrayCtor,
-    freeze, isArray, bytesOf, codec, randomBytes, hmac, aesGcm, verify, Symbol: SymbolCtor, SymbolIterator,
+    freeze, isArray, bytesOf, codec, randomBytes, hmac, aesGcm, verify, derive, Symbol: SymbolCtor, SymbolIterator,
     SymbolToStringTag, MathCeil, Set: SetCtor,
   } = intrinsics;
 
@@ -43,15 +44,18 @@
   }
 
   // ---- Algorithm normalization ------------------------------------------------------------------
-  const NAMES = ['HMAC', 'AES-GCM', 'ECDSA', 'Ed25519'];
+  const NAMES = ['HMAC', 'AES-GCM', 'ECDSA', 'Ed25519', 'PBKDF2', 'HKDF'];
   const HASHES = ['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512'];
   const KNOWN = ['RSASSA-PKCS1-v1_5', 'RSA-PSS', 'RSA-OAEP', 'ECDH', 'X25519', 'AES-CTR', 'AES-CBC', 'AES-KW',
     'HKDF', 'PBKDF2', 'SHA-1', 'SHA-256', 'SHA-384', 'SHA-512', ...NAMES];
   // The algorithms each operation knows (Web Crypto's registry, restricted to those above): any
   // other name is a NotSupportedError for that operation.
   const OPERATIONS = {
-    sign: ['HMAC', 'ECDSA', 'Ed25519'], verify: ['HMAC', 'ECDSA', 'Ed25519'], importKey: NAMES, generateKey: NAMES,
-    encrypt: ['AES-GCM'], decrypt: ['AES-GCM'],
+    sign: ['HMAC', 'ECDSA', 'Ed25519'], verify: ['HMAC', 'ECDSA', 'Ed25519'], importKey: NAMES,
+    generateKey: ['HMAC', 'AES-GCM', 'ECDSA', 'Ed25519'], encrypt: ['AES-GCM'], decrypt: ['AES-GCM'],
+    deriveBits: ['PBKDF2', 'HKDF'], deriveKey: ['PBKDF2', 'HKDF'],
+    // What deriveKey may make, and the length it derives for each (get key length).
+    derivedKey: ['HMAC', 'AES-GCM'],
   };
   function normalize(algorithm, operation) {
     let dict = algorithm;
@@ -240,6 +244,65 @@
     return makeKey('public', extractable, { name: 'Ed25519' }, allowed, bytes);
   }
 
+  // A PBKDF2 or HKDF key: raw secret bytes, never extractable, for deriving only.
+  function importKdf(name, format, keyData, extractable, usages) {
+    if (format !== 'raw') throw notSupported(`Format '${format}' for ${name} keys`);
+    if (extractable) throw syntaxError(`A ${name} key cannot be extractable`);
+    const allowed = checkUsages(usages, ['deriveKey', 'deriveBits']);
+    if (allowed.length === 0) throw syntaxError(`A ${name} key needs a usage`);
+    return makeKey('secret', false, { name }, allowed, copyBytes(keyData, 'keyData'));
+  }
+
+  // ---- deriveBits / deriveKey -------------------------------------------------------------------
+  function optionalBytes(value, what) {
+    if (value === undefined) throw new TypeErrorCtor(`The algorithm's ${what} is required`);
+    return copyBytes(value, what);
+  }
+  // A PBKDF2 or HKDF algorithm's parameters, normalized (its required members missing: a
+  // TypeError, before the key is looked at, as the standard orders it).
+  function kdfParams(name, dict) {
+    const hash = normalizeHash(dict.hash);
+    const salt = optionalBytes(dict.salt, 'salt');
+    if (name === 'HKDF') return { name, hash, salt, info: optionalBytes(dict.info, 'info') };
+    if (dict.iterations === undefined) throw new TypeErrorCtor("The algorithm's iterations is required");
+    return { name, hash, salt, iterations: NumberCtor(dict.iterations) };
+  }
+  // `length` bits derived with `params` (kdfParams) from `parts` (a PBKDF2 or HKDF key).
+  function deriveWith(params, parts, length) {
+    const { name, hash, salt } = params;
+    if (length === null || length === undefined) throw new DOMException(`${name} needs a length`, 'OperationError');
+    const bits = NumberCtor(length);
+    if (!(bits >= 0) || bits % 8 !== 0 || bits > 0xffffffff) throw new DOMException('The length must be a multiple of 8 bits', 'OperationError');
+    let out;
+    if (name === 'PBKDF2') {
+      const { iterations } = params;
+      if (!(iterations >= 1) || iterations !== MathCeil(iterations)) throw new DOMException('PBKDF2 needs at least one iteration', 'OperationError');
+      if (bits === 0) throw new DOMException('PBKDF2 cannot derive zero bits', 'OperationError');
+      out = derive('PBKDF2', hash, parts.material, salt, iterations, bits / 8);
+      if (typeof out === 'number') {
+        throw new DOMException(`PBKDF2 is bounded in this sandbox at ${out} iterations times the output's ${hash} blocks`, 'OperationError');
+      }
+    } else {
+      out = derive('HKDF', hash, parts.material, salt, params.info, bits / 8);
+    }
+    if (out === null) throw new DOMException(`${name} cannot derive ${bits} bits`, 'OperationError');
+    return out;
+  }
+  // The bits deriveKey derives for `derivedKeyType` (an HMAC or AES-GCM algorithm).
+  function derivedLength(derivedKeyType) {
+    const { dict, name } = normalize(derivedKeyType, 'derivedKey');
+    if (name === 'AES-GCM') {
+      const length = NumberCtor(dict.length);
+      if (length === 192) throw notSupported('AES-192');
+      if (length !== 128 && length !== 256) throw new DOMException('An AES key must be 128 or 256 bits', 'OperationError');
+      return length;
+    }
+    const hash = normalizeHash(dict.hash);
+    const length = dict.length === undefined ? BLOCK_BITS[hash] : NumberCtor(dict.length);
+    if (!(length > 0)) throw new TypeErrorCtor('The HMAC key length must be positive');
+    return length;
+  }
+
   // ---- exportKey --------------------------------------------------------------------------------------
   function exportKey(format, key) {
     const parts = keyParts(key);
@@ -291,6 +354,8 @@
         case 'HMAC': return importHmac(fmt, keyData, dict, Boolean(extractable), keyUsages);
         case 'AES-GCM': return importAes(fmt, keyData, Boolean(extractable), keyUsages);
         case 'ECDSA': return importEcdsa(fmt, keyData, dict, Boolean(extractable), keyUsages);
+        case 'PBKDF2':
+        case 'HKDF': return importKdf(name, fmt, keyData, Boolean(extractable), keyUsages);
         default: return importEd25519(fmt, keyData, Boolean(extractable), keyUsages);
       }
     },
@@ -350,8 +415,21 @@
     async decrypt(algorithm, key, data) {
       return aes(false, algorithm, key, data, arguments.length);
     },
-    async deriveBits(algorithm) { normalize(algorithm, 'deriveBits'); },
-    async deriveKey(algorithm) { normalize(algorithm, 'deriveKey'); },
+    async deriveBits(algorithm, baseKey, length) {
+      if (arguments.length < 2) throw new TypeErrorCtor("Failed to execute 'deriveBits' on 'SubtleCrypto': 2 arguments required");
+      const { dict, name } = normalize(algorithm, 'deriveBits');
+      const params = kdfParams(name, dict);
+      return deriveWith(params, keyFor(baseKey, name, 'deriveBits'), length);
+    },
+    async deriveKey(algorithm, baseKey, derivedKeyType, extractable, keyUsages) {
+      if (arguments.length < 5) throw new TypeErrorCtor("Failed to execute 'deriveKey' on 'SubtleCrypto': 5 arguments required");
+      const { dict, name } = normalize(algorithm, 'deriveKey');
+      const params = kdfParams(name, dict);
+      const length = derivedLength(derivedKeyType);
+      const parts = keyFor(baseKey, name, 'deriveKey');
+      const bits = deriveWith(params, parts, MathCeil(length / 8) * 8);
+      return subtle.importKey('raw', bits, derivedKeyType, extractable, keyUsages);
+    },
     async wrapKey() { throw notSupported('wrapKey'); },
     async unwrapKey() { throw notSupported('unwrapKey'); },
   };

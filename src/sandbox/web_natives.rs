@@ -407,6 +407,126 @@ pub(crate) fn crypto_aes_gcm(
     }
 }
 
+/// The output length HKDF expands to, as ring asks for it.
+struct HkdfLength(usize);
+
+impl ring::hkdf::KeyType for HkdfLength {
+    fn len(&self) -> usize {
+        self.0
+    }
+}
+
+/// What a key derivation gives back: the bytes, a refusal of its inputs (an unknown hash,
+/// zero iterations, a length HKDF cannot give), or the work bound it would pass.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Derived {
+    Bytes(Vec<u8>),
+    Refused,
+    OverBound(u64),
+}
+
+/// PBKDF2-HMAC of `password` and `salt` to `length` bytes, refused past
+/// [`crate::limits::MAX_PBKDF2_WORK`] (iterations × output blocks of the hash).
+pub(crate) fn pbkdf2_bytes(
+    hash: &str,
+    password: &[u8],
+    salt: &[u8],
+    iterations: u64,
+    length: usize,
+) -> Derived {
+    let (algorithm, block) = match hash {
+        "SHA-1" => (ring::pbkdf2::PBKDF2_HMAC_SHA1, 20),
+        "SHA-256" => (ring::pbkdf2::PBKDF2_HMAC_SHA256, 32),
+        "SHA-384" => (ring::pbkdf2::PBKDF2_HMAC_SHA384, 48),
+        "SHA-512" => (ring::pbkdf2::PBKDF2_HMAC_SHA512, 64),
+        _ => return Derived::Refused,
+    };
+    let blocks = length.div_ceil(block).max(1) as u64;
+    if iterations.saturating_mul(blocks) > crate::limits::MAX_PBKDF2_WORK {
+        return Derived::OverBound(crate::limits::MAX_PBKDF2_WORK);
+    }
+    let Some(rounds) = u32::try_from(iterations)
+        .ok()
+        .and_then(std::num::NonZeroU32::new)
+    else {
+        return Derived::Refused;
+    };
+    let mut out = vec![0u8; length];
+    ring::pbkdf2::derive(algorithm, rounds, salt, password, &mut out);
+    Derived::Bytes(out)
+}
+
+/// HKDF (extract with `salt`, expand with `info`) of `secret` to `length` bytes; refused past
+/// 255 blocks of the hash, as RFC 5869 says.
+pub(crate) fn hkdf_bytes(
+    hash: &str,
+    secret: &[u8],
+    salt: &[u8],
+    info: &[u8],
+    length: usize,
+) -> Derived {
+    let algorithm = match hash {
+        "SHA-1" => ring::hkdf::HKDF_SHA1_FOR_LEGACY_USE_ONLY,
+        "SHA-256" => ring::hkdf::HKDF_SHA256,
+        "SHA-384" => ring::hkdf::HKDF_SHA384,
+        "SHA-512" => ring::hkdf::HKDF_SHA512,
+        _ => return Derived::Refused,
+    };
+    let prk = ring::hkdf::Salt::new(algorithm, salt).extract(secret);
+    let info = [info];
+    let Ok(okm) = prk.expand(&info, HkdfLength(length)) else {
+        return Derived::Refused;
+    };
+    let mut out = vec![0u8; length];
+    match okm.fill(&mut out) {
+        Ok(()) => Derived::Bytes(out),
+        Err(_) => Derived::Refused,
+    }
+}
+
+/// `cryptoDerive(kind, hash, secret, salt, iterationsOrInfo, lengthBytes)` → an ArrayBuffer;
+/// null when the inputs are refused; the bound (a number) when PBKDF2 would pass it. `kind` is
+/// `PBKDF2` (a number of iterations) or `HKDF` (an info view). The views are bounded by the
+/// ArrayBuffer budget; the output by the work bound (PBKDF2) or 255 hash blocks (HKDF).
+pub(crate) fn crypto_derive(
+    scope: &mut v8::PinScope,
+    args: v8::FunctionCallbackArguments,
+    mut rv: v8::ReturnValue<v8::Value>,
+) {
+    let kind = string_arg(scope, args.get(0));
+    let hash = string_arg(scope, args.get(1));
+    let (Some(secret), Some(salt)) = (view_bytes(args.get(2)), view_bytes(args.get(3))) else {
+        return throw_type_error(scope, "cryptoDerive expects ArrayBufferViews");
+    };
+    let length = args.get(5).number_value(scope).unwrap_or(-1.0);
+    if !(0.0..=f64::from(u32::MAX)).contains(&length) || length.fract() != 0.0 {
+        return rv.set_null();
+    }
+    let derived = if kind == "PBKDF2" {
+        let iterations = args.get(4).number_value(scope).unwrap_or(0.0);
+        if !(iterations >= 1.0 && iterations.fract() == 0.0) {
+            return rv.set_null();
+        }
+        pbkdf2_bytes(
+            &hash,
+            &secret,
+            &salt,
+            iterations.min(u64::MAX as f64) as u64,
+            length as usize,
+        )
+    } else {
+        let Some(info) = view_bytes(args.get(4)) else {
+            return throw_type_error(scope, "cryptoDerive expects ArrayBufferViews");
+        };
+        hkdf_bytes(&hash, &secret, &salt, &info, length as usize)
+    };
+    match derived {
+        Derived::Bytes(out) => rv.set(super::natives::array_buffer_from(scope, out).into()),
+        Derived::Refused => rv.set_null(),
+        Derived::OverBound(bound) => rv.set_double(bound as f64),
+    }
+}
+
 /// `cryptoVerify(algorithm, publicKey, data, signature)` → whether the signature is valid.
 pub(crate) fn crypto_verify(
     scope: &mut v8::PinScope,
@@ -675,6 +795,49 @@ mod tests {
 
     fn hex(bytes: &[u8]) -> String {
         bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    #[test]
+    fn key_derivations_match_the_rfc_vectors_and_stop_at_their_bounds() {
+        // RFC 7914 section 11 (PBKDF2-HMAC-SHA256, one iteration) and RFC 5869 test case 1.
+        let Derived::Bytes(pbkdf2) = pbkdf2_bytes("SHA-256", b"passwd", b"salt", 1, 64) else {
+            panic!("PBKDF2 refused");
+        };
+        assert_eq!(hex(&pbkdf2), "55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc49ca9cccf179b645991664b39d77ef317c71b845b1e30bd509112041d3a19783");
+        let salt: Vec<u8> = (0u8..=12).collect();
+        let info: Vec<u8> = (0xf0u8..=0xf9).collect();
+        let Derived::Bytes(hkdf) = hkdf_bytes("SHA-256", &[0x0b; 22], &salt, &info, 42) else {
+            panic!("HKDF refused");
+        };
+        assert_eq!(
+            hex(&hkdf),
+            "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865"
+        );
+        // The work bound counts output blocks: two SHA-256 blocks at half the bound pass, three do not.
+        let half = crate::limits::MAX_PBKDF2_WORK / 2;
+        assert!(matches!(
+            pbkdf2_bytes("SHA-256", b"p", b"s", half, 64),
+            Derived::Bytes(_)
+        ));
+        assert_eq!(
+            pbkdf2_bytes("SHA-256", b"p", b"s", half, 65),
+            Derived::OverBound(crate::limits::MAX_PBKDF2_WORK)
+        );
+        assert_eq!(
+            pbkdf2_bytes("SHA-256", b"p", b"s", 1_000_000_000, 32),
+            Derived::OverBound(crate::limits::MAX_PBKDF2_WORK)
+        );
+        assert_eq!(pbkdf2_bytes("SHA-256", b"p", b"s", 0, 32), Derived::Refused);
+        assert_eq!(pbkdf2_bytes("MD5", b"p", b"s", 1, 32), Derived::Refused);
+        // HKDF gives at most 255 blocks of its hash.
+        assert!(matches!(
+            hkdf_bytes("SHA-256", b"k", b"", b"", 255 * 32),
+            Derived::Bytes(_)
+        ));
+        assert_eq!(
+            hkdf_bytes("SHA-256", b"k", b"", b"", 255 * 32 + 1),
+            Derived::Refused
+        );
     }
 
     #[test]
