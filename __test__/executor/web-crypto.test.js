@@ -1,6 +1,6 @@
 'use strict';
 // crypto.subtle beyond digest: HMAC, AES-GCM, ECDSA (P-256/P-384) and Ed25519 verification,
-// PBKDF2 and HKDF (deriveBits, deriveKey), importKey/exportKey/generateKey, CryptoKey. Node's own Web Crypto is the oracle: keys and
+// AES-CBC and AES-CTR, PBKDF2 and HKDF (deriveBits, deriveKey), importKey/exportKey/generateKey, CryptoKey. Node's own Web Crypto is the oracle: keys and
 // signatures made in Node are checked in the sandbox, and the same programs give the same results.
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -210,4 +210,59 @@ test('PBKDF2 and HKDF: deriveBits and deriveKey give what Node gives, their erro
     32,
   ]);
   assert.ok(Date.now() - started < 4_000, 'refused at once, not after the work');
+});
+
+test('AES-CBC and AES-CTR: import, generate, export, encrypt and decrypt as Node does, counters that wrap included', async () => {
+  const [sandbox, node] = await both(`async () => {
+    ${HELPERS}
+    const out = [];
+    const settleName = async (p) => (await settle(p))[1];
+    const plain = bytes('attack at dawn, and then some more text past one block');
+    for (const bits of [128, 256]) {
+      const raw = new Uint8Array(bits / 8).map((_, i) => i * 7 + 1);
+      const cbc = await crypto.subtle.importKey('raw', raw, 'AES-CBC', true, ['encrypt', 'decrypt']);
+      const ctr = await crypto.subtle.importKey('raw', raw, { name: 'AES-CTR' }, true, ['encrypt', 'decrypt']);
+      const iv = new Uint8Array(16).map((_, i) => 255 - i);
+      const c1 = await crypto.subtle.encrypt({ name: 'AES-CBC', iv }, cbc, plain);
+      out.push(bits, hex(c1), new TextDecoder().decode(await crypto.subtle.decrypt({ name: 'AES-CBC', iv }, cbc, c1)),
+        hex(await crypto.subtle.encrypt({ name: 'AES-CBC', iv }, cbc, new Uint8Array(0))),
+        sorted(await crypto.subtle.exportKey('jwk', cbc)), sorted(await crypto.subtle.exportKey('jwk', ctr)), cbc.algorithm.name, cbc.algorithm.length);
+      for (const length of [128, 64, 8, 4]) {
+        // The counter's low bits near their end: with a short length they wrap within the text.
+        const counter = new Uint8Array(16).fill(0xfe);
+        const c2 = await crypto.subtle.encrypt({ name: 'AES-CTR', counter, length }, ctr, plain);
+        out.push(length, hex(c2), new TextDecoder().decode(await crypto.subtle.decrypt({ name: 'AES-CTR', counter, length }, ctr, c2)));
+      }
+      // A changed byte of the last block breaks the padding, or the text.
+      const broken = new Uint8Array(c1); broken[broken.length - 1] ^= 1;
+      out.push(await settleName(crypto.subtle.decrypt({ name: 'AES-CBC', iv }, cbc, broken)));
+      out.push(
+        await settleName(crypto.subtle.decrypt({ name: 'AES-CBC', iv }, cbc, c1.slice(0, 20))),
+        await settleName(crypto.subtle.encrypt({ name: 'AES-CBC', iv: new Uint8Array(12) }, cbc, plain)),
+        await settleName(crypto.subtle.encrypt({ name: 'AES-CBC' }, cbc, plain)),
+        await settleName(crypto.subtle.encrypt({ name: 'AES-CTR', counter: iv, length: 0 }, ctr, plain)),
+        await settleName(crypto.subtle.encrypt({ name: 'AES-CTR', counter: iv, length: 129 }, ctr, plain)),
+        await settleName(crypto.subtle.encrypt({ name: 'AES-CTR', counter: iv }, ctr, plain)),
+        await settleName(crypto.subtle.encrypt({ name: 'AES-GCM', iv: new Uint8Array(12) }, cbc, plain)),
+      );
+    }
+    const jwk = { kty: 'oct', k: 'AAECAwQFBgcICQoLDA0ODw', alg: 'A128CTR' };
+    out.push(
+      (await crypto.subtle.importKey('jwk', jwk, 'AES-CTR', false, ['encrypt'])).algorithm.length,
+      await settleName(crypto.subtle.importKey('jwk', jwk, 'AES-CBC', false, ['encrypt'])),
+      await settleName(crypto.subtle.importKey('raw', new Uint8Array(16), 'AES-CBC', false, ['sign'])),
+    );
+    const generated = await crypto.subtle.generateKey({ name: 'AES-CTR', length: 256 }, true, ['encrypt']);
+    out.push(generated.algorithm.name, (await crypto.subtle.exportKey('raw', generated)).byteLength);
+    const password = await crypto.subtle.importKey('raw', bytes('pw'), 'PBKDF2', false, ['deriveKey']);
+    const derived = await crypto.subtle.deriveKey({ name: 'PBKDF2', hash: 'SHA-256', salt: bytes('s'), iterations: 10 }, password, { name: 'AES-CBC', length: 128 }, true, ['encrypt']);
+    out.push(derived.algorithm.name, hex(await crypto.subtle.exportKey('raw', derived)));
+    return out;
+  }`);
+  assert.deepEqual(sandbox, node);
+  const { createCipheriv } = require('node:crypto');
+  const key = Buffer.from(new Uint8Array(16).map((_, i) => i * 7 + 1));
+  const iv = Buffer.from(new Uint8Array(16).map((_, i) => 255 - i));
+  const cipher = createCipheriv('aes-128-cbc', key, iv);
+  assert.equal(sandbox[1], Buffer.concat([cipher.update('attack at dawn, and then some more text past one block'), cipher.final()]).toString('hex'));
 });

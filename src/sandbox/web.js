@@ -554,7 +554,7 @@
         freeze: ObjectFreeze, isArray, bytesOf, codec, Symbol: SymbolCtor, SymbolIterator: SymbolIteratorKey,
         SymbolToStringTag: SymbolTagKey, MathCeil, Set: SetCtor,
         randomBytes: (n) => new Uint8ArrayCtor(natives.randomBytes(n)),
-        hmac: natives.cryptoHmac, aesGcm: natives.cryptoAesGcm, verify: natives.cryptoVerify, derive: natives.cryptoDerive, digest: natives.digest,
+        hmac: natives.cryptoHmac, aesGcm: natives.cryptoAesGcm, verify: natives.cryptoVerify, derive: natives.cryptoDerive, aesBlock: natives.cryptoAesBlock, digest: natives.digest,
       });
     }
     return webCrypto;

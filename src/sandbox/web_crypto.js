@@ -1,6 +1,6 @@
 // Web Crypto beyond digest and random values: CryptoKey and crypto.subtle's importKey, exportKey,
 // generateKey, sign, verify, encrypt and decrypt for HMAC (SHA-1/256/384/512), AES-GCM (128- and
-// 256-bit keys, 96-bit IVs, 128-bit tags), ECDSA verification (P-256 with SHA-256, P-384 with
+// 256-bit keys, 96-bit IVs, 128-bit tags), AES-CBC and AES-CTR (128- and 256-bit keys), ECDSA verification (P-256 with SHA-256, P-384 with
 // SHA-384) and Ed25519 verification; deriveBits and deriveKey with PBKDF2 (bounded: see
 // MAX_PBKDF2_WORK in src/limits.rs) and HKDF. The cryptography is native (ring, web_natives.rs); this file
 // normalizes algorithms, checks usages and formats keys, with the Web Crypto standard's errors.
@@ -10,7 +10,7 @@
   'use strict';
   const {
     DOMException, TypeError: TypeErrorCtor, String: StringCtor, Number: NumberCtor, Uint8Array: Uint8ArrayCtor,
-    freeze, isArray, bytesOf, codec, randomBytes, hmac, aesGcm, verify, derive, Symbol: SymbolCtor, SymbolIterator,
+    freeze, isArray, bytesOf, codec, randomBytes, hmac, aesGcm, aesBlock, verify, derive, Symbol: SymbolCtor, SymbolIterator,
     SymbolToStringTag, MathCeil, Set: SetCtor,
   } = intrinsics;
 
@@ -44,7 +44,8 @@
   }
 
   // ---- Algorithm normalization ------------------------------------------------------------------
-  const NAMES = ['HMAC', 'AES-GCM', 'ECDSA', 'Ed25519', 'PBKDF2', 'HKDF'];
+  const AES = ['AES-GCM', 'AES-CBC', 'AES-CTR'];
+  const NAMES = ['HMAC', ...AES, 'ECDSA', 'Ed25519', 'PBKDF2', 'HKDF'];
   const HASHES = ['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512'];
   const KNOWN = ['RSASSA-PKCS1-v1_5', 'RSA-PSS', 'RSA-OAEP', 'ECDH', 'X25519', 'AES-CTR', 'AES-CBC', 'AES-KW',
     'HKDF', 'PBKDF2', 'SHA-1', 'SHA-256', 'SHA-384', 'SHA-512', ...NAMES];
@@ -52,10 +53,10 @@
   // other name is a NotSupportedError for that operation.
   const OPERATIONS = {
     sign: ['HMAC', 'ECDSA', 'Ed25519'], verify: ['HMAC', 'ECDSA', 'Ed25519'], importKey: NAMES,
-    generateKey: ['HMAC', 'AES-GCM', 'ECDSA', 'Ed25519'], encrypt: ['AES-GCM'], decrypt: ['AES-GCM'],
+    generateKey: ['HMAC', ...AES, 'ECDSA', 'Ed25519'], encrypt: AES, decrypt: AES,
     deriveBits: ['PBKDF2', 'HKDF'], deriveKey: ['PBKDF2', 'HKDF'],
     // What deriveKey may make, and the length it derives for each (get key length).
-    derivedKey: ['HMAC', 'AES-GCM'],
+    derivedKey: ['HMAC', ...AES],
   };
   function normalize(algorithm, operation) {
     let dict = algorithm;
@@ -184,7 +185,9 @@
     if (allowed.length === 0) throw syntaxError('An HMAC key needs a usage');
     return makeKey('secret', extractable, { name: 'HMAC', hash: freeze({ name: hash }), length }, allowed, bytes);
   }
-  function importAes(format, keyData, extractable, usages) {
+  // The JWK `alg` of an AES key: A128GCM, A256CBC, A128CTR, ...
+  const aesAlg = (name, bits) => `A${bits}${name.slice(4)}`;
+  function importAes(name, format, keyData, extractable, usages) {
     const allowed = checkUsages(usages, ['encrypt', 'decrypt', 'wrapKey', 'unwrapKey']);
     let bytes;
     if (format === 'raw') bytes = copyBytes(keyData, 'keyData');
@@ -192,12 +195,12 @@
       const jwk = jwkObject(keyData);
       checkJwkCommon(jwk, 'oct', allowed, extractable);
       bytes = fromBase64url(jwk.k, 'The JWK k');
-      if (jwk.alg !== undefined && jwk.alg !== `A${bytes.length * 8}GCM`) throw dataError(`The JWK alg '${jwk.alg}' does not match the key`);
+      if (jwk.alg !== undefined && jwk.alg !== aesAlg(name, bytes.length * 8)) throw dataError(`The JWK alg '${jwk.alg}' does not match the key`);
     } else throw notSupported(`Format '${format}' for AES keys`);
     if (bytes.length === 24) throw notSupported('AES-192');
     if (bytes.length !== 16 && bytes.length !== 32) throw dataError('An AES key must be 128 or 256 bits');
     if (allowed.length === 0) throw syntaxError('An AES key needs a usage');
-    return makeKey('secret', extractable, { name: 'AES-GCM', length: bytes.length * 8 }, allowed, bytes);
+    return makeKey('secret', extractable, { name, length: bytes.length * 8 }, allowed, bytes);
   }
   function importEcdsa(format, keyData, dict, extractable, usages) {
     const curveName = StringCtor(dict.namedCurve);
@@ -291,7 +294,7 @@
   // The bits deriveKey derives for `derivedKeyType` (an HMAC or AES-GCM algorithm).
   function derivedLength(derivedKeyType) {
     const { dict, name } = normalize(derivedKeyType, 'derivedKey');
-    if (name === 'AES-GCM') {
+    if (AES.includes(name)) {
       const length = NumberCtor(dict.length);
       if (length === 192) throw notSupported('AES-192');
       if (length !== 128 && length !== 256) throw new DOMException('An AES key must be 128 or 256 bits', 'OperationError');
@@ -312,9 +315,11 @@
     switch (algorithm.name) {
       case 'HMAC':
       case 'AES-GCM':
+      case 'AES-CBC':
+      case 'AES-CTR':
         if (format === 'raw') return material.slice().buffer;
         if (format === 'jwk') {
-          const alg = algorithm.name === 'HMAC' ? 'HS' + (algorithm.hash.name === 'SHA-1' ? '1' : algorithm.hash.name.slice(4)) : `A${algorithm.length}GCM`;
+          const alg = algorithm.name === 'HMAC' ? 'HS' + (algorithm.hash.name === 'SHA-1' ? '1' : algorithm.hash.name.slice(4)) : aesAlg(algorithm.name, algorithm.length);
           return jwkBase({ kty: 'oct', k: base64url(material), alg });
         }
         break;
@@ -352,7 +357,9 @@
       const { dict, name } = normalize(algorithm, 'importKey');
       switch (name) {
         case 'HMAC': return importHmac(fmt, keyData, dict, Boolean(extractable), keyUsages);
-        case 'AES-GCM': return importAes(fmt, keyData, Boolean(extractable), keyUsages);
+        case 'AES-GCM':
+        case 'AES-CBC':
+        case 'AES-CTR': return importAes(name, fmt, keyData, Boolean(extractable), keyUsages);
         case 'ECDSA': return importEcdsa(fmt, keyData, dict, Boolean(extractable), keyUsages);
         case 'PBKDF2':
         case 'HKDF': return importKdf(name, fmt, keyData, Boolean(extractable), keyUsages);
@@ -375,13 +382,13 @@
         if (allowed.length === 0) throw syntaxError('An HMAC key needs a usage');
         return makeKey('secret', extractable, { name: 'HMAC', hash: freeze({ name: hash }), length }, allowed, bytes);
       }
-      if (name === 'AES-GCM') {
+      if (AES.includes(name)) {
         const length = NumberCtor(dict.length);
         if (length === 192) throw notSupported('AES-192');
         if (length !== 128 && length !== 256) throw new DOMException('An AES key must be 128 or 256 bits', 'OperationError');
         const allowed = checkUsages(keyUsages, ['encrypt', 'decrypt', 'wrapKey', 'unwrapKey']);
         if (allowed.length === 0) throw syntaxError('An AES key needs a usage');
-        return makeKey('secret', extractable, { name: 'AES-GCM', length }, allowed, randomBytes(length / 8));
+        return makeKey('secret', extractable, { name, length }, allowed, randomBytes(length / 8));
       }
       throw notSupported(`Generating ${name} keys`);
     },
@@ -436,7 +443,8 @@
   function aes(encrypt, algorithm, key, data, argc) {
     const operation = encrypt ? 'encrypt' : 'decrypt';
     if (argc < 3) throw new TypeErrorCtor(`Failed to execute '${operation}' on 'SubtleCrypto': 3 arguments required`);
-    const { dict } = normalize(algorithm, operation);
+    const { dict, name } = normalize(algorithm, operation);
+    if (name !== 'AES-GCM') return aesBlockMode(encrypt, name, dict, key, data);
     const iv = copyBytes(dict.iv, 'iv');
     const aad = dict.additionalData === undefined ? new Uint8ArrayCtor(0) : copyBytes(dict.additionalData, 'additionalData');
     const tagLength = dict.tagLength === undefined ? 128 : NumberCtor(dict.tagLength);
@@ -447,6 +455,26 @@
     if (iv.length !== 12) throw notSupported('An AES-GCM IV that is not 96 bits');
     if (!encrypt && bytes.length < 16) throw new DOMException('The data is shorter than the tag', 'OperationError');
     const out = aesGcm(encrypt, parts.material, iv, bytes, aad);
+    if (out === null) throw new DOMException('The operation failed for an operation-specific reason', 'OperationError');
+    return out;
+  }
+  // AES-CBC (a 16-byte `iv`, PKCS #7 padding) and AES-CTR (a 16-byte `counter` whose rightmost
+  // `length` bits count).
+  function aesBlockMode(encrypt, name, dict, key, data) {
+    const operation = encrypt ? 'encrypt' : 'decrypt';
+    const vector = name === 'AES-CBC' ? dict.iv : dict.counter;
+    if (vector === undefined) throw new TypeErrorCtor(`The algorithm's ${name === 'AES-CBC' ? 'iv' : 'counter'} is required`);
+    const iv = copyBytes(vector, name === 'AES-CBC' ? 'iv' : 'counter');
+    let length = 0;
+    if (name === 'AES-CTR') {
+      if (dict.length === undefined) throw new TypeErrorCtor("The algorithm's length is required");
+      length = NumberCtor(dict.length);
+    }
+    const bytes = viewOf(data, 'data');
+    const parts = keyFor(key, name, operation);
+    if (iv.length !== 16) throw new DOMException(`The ${name === 'AES-CBC' ? 'IV' : 'counter'} must be 16 bytes`, 'OperationError');
+    if (name === 'AES-CTR' && !(length >= 1 && length <= 128)) throw new DOMException('The counter length must be 1 to 128 bits', 'OperationError');
+    const out = aesBlock(name, encrypt, parts.material, iv, bytes, length);
     if (out === null) throw new DOMException('The operation failed for an operation-specific reason', 'OperationError');
     return out;
   }

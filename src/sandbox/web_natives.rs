@@ -407,6 +407,113 @@ pub(crate) fn crypto_aes_gcm(
     }
 }
 
+/// AES-CBC with Web Crypto's PKCS #7 padding, under a 128- or 256-bit key and a 16-byte IV;
+/// None when the key or IV has the wrong size or, decrypting, the data or its padding is wrong.
+pub(crate) fn aes_cbc(encrypt: bool, key: &[u8], iv: &[u8], data: &[u8]) -> Option<Vec<u8>> {
+    match key.len() {
+        16 => cbc_with::<aes::Aes128>(encrypt, key, iv, data),
+        32 => cbc_with::<aes::Aes256>(encrypt, key, iv, data),
+        _ => None,
+    }
+}
+
+fn cbc_with<C>(encrypt: bool, key: &[u8], iv: &[u8], data: &[u8]) -> Option<Vec<u8>>
+where
+    C: aes::cipher::BlockCipher
+        + aes::cipher::BlockEncryptMut
+        + aes::cipher::BlockDecryptMut
+        + aes::cipher::KeyInit
+        + aes::cipher::BlockSizeUser<BlockSize = aes::cipher::consts::U16>,
+{
+    use aes::cipher::block_padding::Pkcs7;
+    use aes::cipher::{BlockDecryptMut, BlockEncryptMut, KeyIvInit};
+    if encrypt {
+        let cipher = cbc::Encryptor::<C>::new_from_slices(key, iv).ok()?;
+        Some(cipher.encrypt_padded_vec_mut::<Pkcs7>(data))
+    } else {
+        let cipher = cbc::Decryptor::<C>::new_from_slices(key, iv).ok()?;
+        cipher.decrypt_padded_vec_mut::<Pkcs7>(data).ok()
+    }
+}
+
+/// AES-CTR (the same for both directions) under a 128- or 256-bit key, from the 16-byte
+/// `counter` block whose rightmost `length` bits count (1 to 128): they wrap to zero without
+/// carrying into the rest, as Web Crypto says. None for a wrong key, counter or length, or
+/// data of more than 2^length blocks (a counter block would repeat).
+pub(crate) fn aes_ctr(key: &[u8], counter: &[u8], length: u32, data: &[u8]) -> Option<Vec<u8>> {
+    let start = u128::from_be_bytes(counter.try_into().ok()?);
+    if length == 0 || length > 128 {
+        return None;
+    }
+    let blocks = data.len().div_ceil(16) as u128;
+    let mask = if length == 128 {
+        u128::MAX
+    } else {
+        (1u128 << length) - 1
+    };
+    if length < 128 && blocks > mask + 1 {
+        return None;
+    }
+    // The blocks before the counted bits wrap (all of them with 128 counted bits, which wrap as
+    // a 128-bit counter does), then the rest from those bits at zero.
+    let before_wrap = if length == 128 {
+        blocks
+    } else {
+        blocks.min(mask - (start & mask) + 1)
+    };
+    let split = (before_wrap as usize * 16).min(data.len());
+    let mut out = data.to_vec();
+    let (first, rest) = out.split_at_mut(split);
+    ctr_apply(key, start, first)?;
+    if !rest.is_empty() {
+        ctr_apply(key, start & !mask, rest)?;
+    }
+    Some(out)
+}
+
+fn ctr_apply(key: &[u8], counter: u128, data: &mut [u8]) -> Option<()> {
+    use aes::cipher::{KeyIvInit, StreamCipher};
+    let iv = counter.to_be_bytes();
+    match key.len() {
+        16 => ctr::Ctr128BE::<aes::Aes128>::new_from_slices(key, &iv)
+            .ok()?
+            .apply_keystream(data),
+        32 => ctr::Ctr128BE::<aes::Aes256>::new_from_slices(key, &iv)
+            .ok()?
+            .apply_keystream(data),
+        _ => return None,
+    }
+    Some(())
+}
+
+/// `cryptoAesBlock(mode, encrypt, key, ivOrCounter, data, counterLength)` → an ArrayBuffer, or
+/// null (see [`aes_cbc`] and [`aes_ctr`]); `mode` is `AES-CBC` or `AES-CTR`.
+pub(crate) fn crypto_aes_block(
+    scope: &mut v8::PinScope,
+    args: v8::FunctionCallbackArguments,
+    mut rv: v8::ReturnValue<v8::Value>,
+) {
+    let mode = string_arg(scope, args.get(0));
+    let encrypt = args.get(1).is_true();
+    let parts: Option<Vec<Vec<u8>>> = (2..5).map(|i| view_bytes(args.get(i))).collect();
+    let Some(parts) = parts else {
+        return throw_type_error(scope, "cryptoAesBlock expects ArrayBufferViews");
+    };
+    let out = if mode == "AES-CBC" {
+        aes_cbc(encrypt, &parts[0], &parts[1], &parts[2])
+    } else {
+        let length = args.get(5).number_value(scope).unwrap_or(0.0);
+        if !(1.0..=128.0).contains(&length) || length.fract() != 0.0 {
+            return rv.set_null();
+        }
+        aes_ctr(&parts[0], &parts[1], length as u32, &parts[2])
+    };
+    match out {
+        Some(out) => rv.set(super::natives::array_buffer_from(scope, out).into()),
+        None => rv.set_null(),
+    }
+}
+
 /// The output length HKDF expands to, as ring asks for it.
 struct HkdfLength(usize);
 
@@ -795,6 +902,66 @@ mod tests {
 
     fn hex(bytes: &[u8]) -> String {
         bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    fn unhex(text: &str) -> Vec<u8> {
+        (0..text.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn aes_cbc_and_ctr_match_the_nist_vectors_and_wrap_their_counted_bits() {
+        // NIST SP 800-38A F.2.1 (CBC-AES128) and F.5.1 (CTR-AES128), first block; CBC adds a
+        // block of padding.
+        let key = unhex("2b7e151628aed2a6abf7158809cf4f3c");
+        let plain = unhex("6bc1bee22e409f96e93d7e117393172a");
+        let cbc = aes_cbc(
+            true,
+            &key,
+            &unhex("000102030405060708090a0b0c0d0e0f"),
+            &plain,
+        )
+        .unwrap();
+        assert_eq!(hex(&cbc[..16]), "7649abac8119b246cee98e9b12e9197d");
+        assert_eq!(cbc.len(), 32);
+        assert_eq!(
+            aes_cbc(
+                false,
+                &key,
+                &unhex("000102030405060708090a0b0c0d0e0f"),
+                &cbc
+            )
+            .unwrap(),
+            plain
+        );
+        assert_eq!(aes_cbc(false, &key, &[0; 16], &cbc[..31]), None);
+        let counter = unhex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff");
+        assert_eq!(
+            hex(&aes_ctr(&key, &counter, 128, &plain).unwrap()),
+            "874d6191b620e3261bef6864990db6ce"
+        );
+        // With 8 counted bits from 0xff, the second block's counter is ...fe00, not ...ff00 + carry.
+        let two = [0u8; 32];
+        let wrapped = aes_ctr(&key, &counter, 8, &two).unwrap();
+        let second = aes_ctr(
+            &key,
+            &unhex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfe00"),
+            128,
+            &[0u8; 16],
+        )
+        .unwrap();
+        assert_eq!(wrapped[16..], second[..]);
+        assert_ne!(
+            wrapped[16..],
+            aes_ctr(&key, &counter, 128, &two).unwrap()[16..]
+        );
+        // 2^length blocks at most; no length 0 or past 128.
+        assert!(aes_ctr(&key, &counter, 1, &[0; 32]).is_some());
+        assert_eq!(aes_ctr(&key, &counter, 1, &[0; 33]), None);
+        assert_eq!(aes_ctr(&key, &counter, 0, &plain), None);
+        assert_eq!(aes_ctr(&key, &counter, 129, &plain), None);
     }
 
     #[test]
