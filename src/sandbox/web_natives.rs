@@ -486,8 +486,29 @@ fn ctr_apply(key: &[u8], counter: u128, data: &mut [u8]) -> Option<()> {
     Some(())
 }
 
+/// AES-KW (RFC 3394) of `data` under a 128- or 256-bit key: wrapping needs a multiple of 8
+/// bytes, at least 16; unwrapping checks the integrity value. None when either fails.
+pub(crate) fn aes_kw(wrap: bool, key: &[u8], data: &[u8]) -> Option<Vec<u8>> {
+    macro_rules! run {
+        ($kek:ty) => {{
+            let kek = <$kek>::try_from(key).ok()?;
+            if wrap {
+                kek.wrap_vec(data).ok()
+            } else {
+                kek.unwrap_vec(data).ok()
+            }
+        }};
+    }
+    match key.len() {
+        16 => run!(aes_kw::KekAes128),
+        32 => run!(aes_kw::KekAes256),
+        _ => None,
+    }
+}
+
 /// `cryptoAesBlock(mode, encrypt, key, ivOrCounter, data, counterLength)` → an ArrayBuffer, or
-/// null (see [`aes_cbc`] and [`aes_ctr`]); `mode` is `AES-CBC` or `AES-CTR`.
+/// null (see [`aes_cbc`], [`aes_ctr`] and [`aes_kw`]); `mode` is `AES-CBC`, `AES-CTR` or
+/// `AES-KW` (whose `ivOrCounter` is ignored; encrypt means wrap).
 pub(crate) fn crypto_aes_block(
     scope: &mut v8::PinScope,
     args: v8::FunctionCallbackArguments,
@@ -501,6 +522,8 @@ pub(crate) fn crypto_aes_block(
     };
     let out = if mode == "AES-CBC" {
         aes_cbc(encrypt, &parts[0], &parts[1], &parts[2])
+    } else if mode == "AES-KW" {
+        aes_kw(encrypt, &parts[0], &parts[2])
     } else {
         let length = args.get(5).number_value(scope).unwrap_or(0.0);
         if !(1.0..=128.0).contains(&length) || length.fract() != 0.0 {
@@ -962,6 +985,24 @@ mod tests {
         assert_eq!(aes_ctr(&key, &counter, 1, &[0; 33]), None);
         assert_eq!(aes_ctr(&key, &counter, 0, &plain), None);
         assert_eq!(aes_ctr(&key, &counter, 129, &plain), None);
+    }
+
+    #[test]
+    fn aes_kw_matches_rfc_3394_and_refuses_what_it_cannot_wrap() {
+        // RFC 3394 section 4.1: 128-bit key data under a 128-bit KEK.
+        let kek = unhex("000102030405060708090a0b0c0d0e0f");
+        let data = unhex("00112233445566778899aabbccddeeff");
+        let wrapped = aes_kw(true, &kek, &data).unwrap();
+        assert_eq!(
+            hex(&wrapped),
+            "1fa68b0a8112b447aef34bd8fb5a7b829d3e862371d2cfe5"
+        );
+        assert_eq!(aes_kw(false, &kek, &wrapped).unwrap(), data);
+        let mut tampered = wrapped.clone();
+        tampered[0] ^= 1;
+        assert_eq!(aes_kw(false, &kek, &tampered), None);
+        assert_eq!(aes_kw(true, &kek, &data[..12]), None);
+        assert_eq!(aes_kw(true, &kek[..8], &data), None);
     }
 
     #[test]
