@@ -6,9 +6,8 @@
 // alone (errors, timeout, cancellation, tracing hooks).
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const path = require('node:path');
-const { spawnSync } = require('node:child_process');
 const { z } = require('zod');
+const { typeCheck } = require('./type-check.js');
 const { IsolateExecutor } = require('../../lib/index.js');
 const { IsolateCodeModeTransport } = require('../../lib/mastra/index.js');
 
@@ -120,9 +119,6 @@ test('the transport alone: timeout, syntax error, cancellation, memory, tracing 
 });
 
 test('the types: IsolateCodeModeTransport is a @mastra/core CodeModeTransport (tsc --strict on mastra-types.mts)', () => {
-  const root = path.join(__dirname, '..', '..');
-  const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  const args = [tsc, '--strict', '--noEmit', '--skipLibCheck', '--target', 'es2022', '--module', 'node16', '--moduleResolution', 'node16', '--types', 'node', '--lib', 'es2022,dom', path.join(__dirname, 'mastra-types.mts')];
-  const result = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8' });
-  assert.equal(result.status, 0, result.stdout + result.stderr);
+  const { status, output } = typeCheck('mastra-types.mts');
+  assert.equal(status, 0, output);
 });

@@ -6,9 +6,8 @@
 // would write (TypeScript, parallel calls, a failing tool, console lines, a bound broken).
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const path = require('node:path');
-const { spawnSync } = require('node:child_process');
 const { z } = require('zod');
+const { typeCheck } = require('./type-check.js');
 const { IsolateExecutor } = require('../../lib/index.js');
 const { createIsolateDriver } = require('../../lib/tanstack/index.js');
 
@@ -108,9 +107,6 @@ test('the driver alone: the IsolateDriver contract (bindings in scope, fresh run
 });
 
 test('the types: createIsolateDriver\'s driver is a @tanstack/ai-code-mode IsolateDriver (tsc --strict on tanstack-types.mts)', () => {
-  const root = path.join(__dirname, '..', '..');
-  const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  const args = [tsc, '--strict', '--noEmit', '--skipLibCheck', '--target', 'es2022', '--module', 'node16', '--moduleResolution', 'node16', '--types', 'node', '--lib', 'es2022,dom', path.join(__dirname, 'tanstack-types.mts')];
-  const result = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8' });
-  assert.equal(result.status, 0, result.stdout + result.stderr);
+  const { status, output } = typeCheck('tanstack-types.mts');
+  assert.equal(status, 0, output);
 });

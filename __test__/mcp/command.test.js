@@ -15,7 +15,7 @@ const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/cli
 const { ElicitRequestSchema, CreateMessageRequestSchema, ListRootsRequestSchema } = require('@modelcontextprotocol/sdk/types.js');
 
 const ROOT = path.join(__dirname, '..', '..');
-const BIN = path.join(ROOT, 'bin', 'codemode-executor.js');
+const { BIN, httpServer } = require('../fixtures/mcp-command.js');
 const serverJs = (name, file = 'index.js') => path.join(ROOT, 'node_modules', '@modelcontextprotocol', name, 'dist', file);
 const EVERYTHING = { command: process.execPath, args: [serverJs('server-everything'), 'stdio'] };
 const memory = (dir) => ({ command: process.execPath, args: [serverJs('server-memory')], env: { MEMORY_FILE_PATH: path.join(dir, 'memory.jsonl') } });
@@ -42,22 +42,6 @@ async function stdioClient(args, { env = {}, cwd, onElicit, onSample, onRoots } 
   if (onRoots) client.setRequestHandler(ListRootsRequestSchema, onRoots);
   await client.connect(transport);
   return { client, stderr: () => stderr };
-}
-
-// The command over HTTP: started, its address read from its "serving … at URL" line.
-async function httpServer(args) {
-  const child = spawn(process.execPath, [BIN, 'mcp', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  const url = await new Promise((resolve, reject) => {
-    child.stderr.on('data', (d) => {
-      stderr += d;
-      const m = /at (http:\/\/\S+\/mcp)/.exec(stderr);
-      if (m) resolve(m[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`the command exited (${code}): ${stderr}`)));
-  });
-  const stopped = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
-  return { url, child, stop: () => { child.kill('SIGTERM'); return stopped; } };
 }
 
 async function httpClient(url) {

@@ -9,10 +9,10 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { spawn, spawnSync } = require('node:child_process');
+const { spawnSync } = require('node:child_process');
 
 const ROOT = path.join(__dirname, '..', '..');
-const BIN = path.join(ROOT, 'bin', 'codemode-executor.js');
+const { BIN, httpServer } = require('../fixtures/mcp-command.js');
 const MCP = path.join(ROOT, 'node_modules', '@modelcontextprotocol');
 const INSPECTOR = path.join(MCP, 'inspector', 'clients', 'launcher', 'build', 'index.js');
 
@@ -96,18 +96,9 @@ test('Inspector CLI over stdio: the tools, a program over two servers with a bro
 test('Inspector CLI over Streamable HTTP: the command\'s URL, a program, and a run paused for approval, listed and approved out of band', async () => {
   const dir = scratch();
   const { upstreams } = configs(dir, { approve: true });
-  const child = spawn(process.execPath, [BIN, 'mcp', '--config', upstreams, '--data-dir', dir, '--http', '0', '--approval-tools'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  const exited = new Promise((resolve) => child.on('exit', resolve));
+  const server = await httpServer(['--config', upstreams, '--data-dir', dir, '--http', '0', '--approval-tools']);
+  const url = server.url;
   try {
-    const url = await new Promise((resolve, reject) => {
-      child.stderr.on('data', (d) => {
-        stderr += d;
-        const m = /at (http:\/\/\S+\/mcp)/.exec(stderr);
-        if (m) resolve(m[1]);
-      });
-      child.on('exit', (code) => reject(new Error(`the command exited (${code}): ${stderr}`)));
-    });
     // Each Inspector call is a session of its own.
     assert.deepEqual(inspector([url, '--method', 'tools/list']).tools.map((t) => t.name), ['code', 'pending', 'approve', 'reject', 'rollback', 'search', 'describe']);
     const sum = inspector([url, '--method', 'tools/call', '--tool-name', 'code', '--tool-arg', 'code=async () => (await everything.get_sum({ a: 20, b: 22 }))']);
@@ -125,7 +116,6 @@ test('Inspector CLI over Streamable HTTP: the command\'s URL, a program, and a r
     const done = outcome(approved);
     assert.deepEqual([done.status, done.result], ['completed', ['Bo']], approved.content[0].text);
   } finally {
-    child.kill('SIGTERM');
-    await exited;
+    await server.stop();
   }
 });
