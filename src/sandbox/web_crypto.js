@@ -311,6 +311,8 @@
   // ---- exportKey --------------------------------------------------------------------------------------
   function exportKey(format, key) {
     const parts = keyParts(key);
+    // An algorithm without export comes first, whether or not the key is extractable.
+    if (parts.algorithm.name === 'PBKDF2' || parts.algorithm.name === 'HKDF') throw notSupported(`Exporting a ${parts.algorithm.name} key`);
     if (!parts.extractable) throw invalidAccess('The key is not extractable');
     const { algorithm, material } = parts;
     const jwkBase = (extra) => ({ ...extra, key_ops: [...parts.usages], ext: true });
