@@ -449,6 +449,7 @@
       const { dict, name } = wrapping(wrapAlgorithm, 'wrapKey');
       const parts = keyFor(wrappingKey, name, 'wrapKey');
       const exported = exportKey(fmt, key);
+      checkAesParams(name, dict);
       let bytes;
       if (fmt === 'jwk') {
         // AES-KW wraps a multiple of 8 bytes: the JWK's JSON text is padded with spaces (JSON
@@ -467,6 +468,7 @@
       const { dict, name } = wrapping(unwrapAlgorithm, 'unwrapKey');
       const wrapped = viewOf(wrappedKey, 'wrappedKey');
       const parts = keyFor(unwrappingKey, name, 'unwrapKey');
+      checkAesParams(name, dict);
       let bytes;
       if (name === 'AES-KW') bytes = kw(false, parts, wrapped);
       else bytes = name === 'AES-GCM' ? aesGcmWith(false, dict, parts, wrapped) : aesBlockWith(false, name, dict, parts, wrapped);
@@ -500,20 +502,21 @@
     const operation = encrypt ? 'encrypt' : 'decrypt';
     if (argc < 3) throw new TypeErrorCtor(`Failed to execute '${operation}' on 'SubtleCrypto': 3 arguments required`);
     const { dict, name } = normalize(algorithm, operation);
-    if (name !== 'AES-GCM') {
-      checkBlockParams(name, dict);
-      const bytes = viewOf(data, 'data');
-      return aesBlockWith(encrypt, name, dict, keyFor(key, name, operation), bytes);
-    }
-    checkGcmParams(dict);
+    checkAesParams(name, dict);
     const bytes = viewOf(data, 'data');
-    return aesGcmWith(encrypt, dict, keyFor(key, 'AES-GCM', operation), bytes);
+    const parts = keyFor(key, name, operation);
+    return name === 'AES-GCM' ? aesGcmWith(encrypt, dict, parts, bytes) : aesBlockWith(encrypt, name, dict, parts, bytes);
   }
-  function checkGcmParams(dict) {
-    if (dict.iv === undefined) throw new TypeErrorCtor("The algorithm's iv is required");
+  // The required members of an AES mode's parameters (a TypeError when one is missing); the
+  // callers check them once, before the work (aesGcmWith, aesBlockWith) reads them.
+  function checkAesParams(name, dict) {
+    if (name === 'AES-GCM' && dict.iv === undefined) throw new TypeErrorCtor("The algorithm's iv is required");
+    if (name !== 'AES-CBC' && name !== 'AES-CTR') return;
+    const vector = name === 'AES-CBC' ? dict.iv : dict.counter;
+    if (vector === undefined) throw new TypeErrorCtor(`The algorithm's ${name === 'AES-CBC' ? 'iv' : 'counter'} is required`);
+    if (name === 'AES-CTR' && dict.length === undefined) throw new TypeErrorCtor("The algorithm's length is required");
   }
   function aesGcmWith(encrypt, dict, parts, bytes) {
-    checkGcmParams(dict);
     const iv = copyBytes(dict.iv, 'iv');
     const aad = dict.additionalData === undefined ? new Uint8ArrayCtor(0) : copyBytes(dict.additionalData, 'additionalData');
     const tagLength = dict.tagLength === undefined ? 128 : NumberCtor(dict.tagLength);
@@ -527,13 +530,7 @@
   }
   // AES-CBC (a 16-byte `iv`, PKCS #7 padding) and AES-CTR (a 16-byte `counter` whose rightmost
   // `length` bits count).
-  function checkBlockParams(name, dict) {
-    const vector = name === 'AES-CBC' ? dict.iv : dict.counter;
-    if (vector === undefined) throw new TypeErrorCtor(`The algorithm's ${name === 'AES-CBC' ? 'iv' : 'counter'} is required`);
-    if (name === 'AES-CTR' && dict.length === undefined) throw new TypeErrorCtor("The algorithm's length is required");
-  }
   function aesBlockWith(encrypt, name, dict, parts, bytes) {
-    checkBlockParams(name, dict);
     const iv = copyBytes(name === 'AES-CBC' ? dict.iv : dict.counter, name === 'AES-CBC' ? 'iv' : 'counter');
     const length = name === 'AES-CTR' ? NumberCtor(dict.length) : 0;
     if (iv.length !== 16) throw new DOMException(`The ${name === 'AES-CBC' ? 'IV' : 'counter'} must be 16 bytes`, 'OperationError');
