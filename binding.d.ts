@@ -51,47 +51,31 @@ export declare class NativeStore {
    * connects to nothing). Every later operation returns a promise.
    */
   constructor(location: string, options?: NativeStoreOptions | undefined | null)
-  /**
-   * The id of the execution that already has `key` (nothing was started), or null when
-   * a new one was started with `id`.
-   */
   begin(runtime: string, id: string, code: string, connectorsJson: string, maxExecutions: number, lease: NativeLease, key?: string | undefined | null, gate?: NativeProgramGate | undefined | null): Promise<string | null>
-  resume(runtime: string, id: string, lease: NativeLease, seq?: number | undefined | null): Promise<NativeResumed>
+  resume(runtime: string, id: string, lease: NativeLease, seq?: number | undefined | null): Promise<{ kind: string, status?: string, waiting?: number[] }>
   renew(runtime: string, id: string, lease: NativeLease): Promise<boolean>
   release(runtime: string, id: string, owner: string): Promise<boolean>
   claim(runtime: string, id: string, lease: NativeLease): Promise<boolean>
-  running(runtime: string): Promise<NativeRunningRun[]>
+  running(runtime: string): Promise<object[]>
   markDone(runtime: string, id: string, seq: number, result?: string | undefined | null): Promise<boolean>
-  decide(runtime: string, id: string, owner: string, call: NativeCall): Promise<NativeDecision>
-  /**
-   * `error` set: the result cannot be recorded, and the run fails with that message.
-   * Resolves to the result's place in the delivery order, or null when nothing was recorded
-   * (the run failed, or the entry was rolled back or ended meanwhile).
-   */
-  recordResult(runtime: string, id: string, seq: number, result?: string | undefined | null, error?: string | undefined | null): Promise<NativeDelivery | null>
+  decide(runtime: string, id: string, owner: string, call: NativeCall): Promise<{ kind: string, result?: string, delivery?: { ordinal: number, at: number } }>
+  recordResult(runtime: string, id: string, seq: number, result?: string | undefined | null, error?: string | undefined | null): Promise<{ ordinal: number, at: number } | null>
   complete(runtime: string, id: string, owner: string, result?: string | undefined | null, logsJson?: string | undefined | null): Promise<boolean>
   fail(runtime: string, id: string, owner: string, error: string, logsJson?: string | undefined | null): Promise<boolean>
-  listPending(runtime: string, id?: string | undefined | null): Promise<NativePending[]>
-  /** `"rejected"`, `"not_pending"` or `"leased"`. */
+  listPending(runtime: string, id?: string | undefined | null): Promise<object[]>
   reject(runtime: string, id: string, seq: number): Promise<string>
   expirePaused(runtime: string, maxAgeMs: number): Promise<string[]>
-  actionsToRevert(runtime: string, id: string): Promise<NativeLogEntry[]>
+  actionsToRevert(runtime: string, id: string): Promise<object[]>
   markReverted(runtime: string, id: string, seq: number): Promise<void>
-  /**
-   * Records why a rollback could not revert the entry at `seq` (it keeps its state); false
-   * when no entry there is applied, executing or in doubt.
-   */
   markRevertFailed(runtime: string, id: string, seq: number, error: string): Promise<boolean>
   markRolledBack(runtime: string, id: string): Promise<void>
-  getExecution(runtime: string, id: string): Promise<NativeExecution | null>
-  /** See `store::Store::replay_plan`; null when there is no such run. */
-  replayPlan(runtime: string, id: string): Promise<NativeReplayPlan | null>
-  listExecutions(runtime: string, limit?: number | undefined | null): Promise<NativeExecution[]>
-  /** The deleted execution's status, if it existed. */
+  getExecution(runtime: string, id: string): Promise<object | null>
+  replayPlan(runtime: string, id: string): Promise<{ places: number, start: number, seed: string | null } | null>
+  listExecutions(runtime: string, limit?: number | undefined | null): Promise<object[]>
   deleteExecution(runtime: string, id: string): Promise<string | null>
   pruneExecutions(runtime: string, keep: number): Promise<number>
   saveSnippet(runtime: string, snippet: NativeSnippet): Promise<void>
-  snippets(runtime: string): Promise<NativeSnippet[]>
+  snippets(runtime: string): Promise<object[]>
   deleteSnippet(runtime: string, name: string): Promise<boolean>
 }
 
@@ -146,49 +130,12 @@ export interface NativeCall {
   idempotent: boolean
 }
 
-export interface NativeDecision {
-  /** `"replay"`, `"execute"` or `"pause"`. */
-  kind: string
-  /** With `"replay"`: the recorded result (storage-codec JSON; absent for `undefined`). */
-  result?: string
-  /**
-   * With `"replay"`, or `"execute"` of a read re-executed on every pass: the recorded
-   * result's place in the delivery order.
-   */
-  delivery?: NativeDelivery
-}
-
-/** See `store::Delivery`. */
-export interface NativeDelivery {
-  ordinal: number
-  /** Ms since the epoch. */
-  at: number
-}
-
 /** The constants of the durable log that `lib/runtime/` shares with the store. */
 export interface NativeDurableConstants {
   /** The connector name of `codemode.step` entries. */
   stepConnector: string
   /** The longest value (and error text) the log keeps, in UTF-16 code units. */
   maxValueUnits: number
-}
-
-export interface NativeExecution {
-  id: string
-  code: string
-  status: string
-  result?: string
-  error?: string
-  logs?: string
-  connectors?: string
-  createdAt: number
-  updatedAt: number
-  owner?: string
-  leaseUntil?: number
-  idempotencyKey?: string
-  /** The run's random seed (hex), `None` for runs begun before seeds existed. */
-  seed?: string
-  log: Array<NativeLogEntry>
 }
 
 /**
@@ -216,24 +163,6 @@ export interface NativeLease {
   until: number
 }
 
-export interface NativeLogEntry {
-  seq: number
-  connector: string
-  method: string
-  args?: string
-  result?: string
-  requiresApproval: boolean
-  ephemeral: boolean
-  state: string
-  /** Why the last rollback could not revert it (its effect is or may be in force). */
-  revertError?: string
-  /**
-   * Its result's place in the delivery order, and when it was recorded (see
-   * `store::Delivery`); absent until recorded.
-   */
-  delivery?: NativeDelivery
-}
-
 /** Options of the native executor. */
 export interface NativeOptions {
   /** Bounds by option name (`limits::BOUNDS`), each range-checked here. */
@@ -249,15 +178,6 @@ export interface NativeOptions {
   loopReads?: boolean
 }
 
-export interface NativePending {
-  executionId: string
-  seq: number
-  connector: string
-  method: string
-  args?: string
-  inDoubt: boolean
-}
-
 /** One phase of a run's time. */
 export interface NativePhase {
   name: string
@@ -268,14 +188,6 @@ export interface NativePhase {
 export interface NativeProgramGate {
   args: string
   argsStable: string
-}
-
-/** See `store::ReplayPlan`. */
-export interface NativeReplayPlan {
-  places: number
-  /** Ms since the epoch. */
-  start: number
-  seed?: string
 }
 
 /** What a run resolves with on the native side. */
@@ -330,24 +242,7 @@ export interface NativeRequest {
   retain?: boolean
 }
 
-/**
- * What `resume` did: `kind` is `"resumed"`, `"missing"`, `"not_paused"` (with `status`),
- * `"leased"` or `"stale"` (with `waiting`, the seqs awaiting a decision now).
- */
-export interface NativeResumed {
-  kind: string
-  status?: string
-  waiting?: Array<number>
-}
-
-/** A running execution and its holder. */
-export interface NativeRunningRun {
-  id: string
-  owner?: string
-  leaseUntil?: number
-  idempotencyKey?: string
-}
-
+/** A snippet to save (see `store::Snippet`, the row `snippets` resolves to). */
 export interface NativeSnippet {
   name: string
   description: string

@@ -5,136 +5,25 @@
 //! or statement timeout) never blocks the event loop. Store errors reject with their stable code
 //! (`ERR_STORE`; `ERR_STORE_UNAVAILABLE` for a database that cannot be reached;
 //! `ERR_INVALID_ARGUMENT` for an execution or entry that does not exist, settings out of range,
-//! or a value the database cannot hold); values cross as storage-codec JSON text.
+//! or a value the database cannot hold); values cross as storage-codec JSON text, and rows
+//! (`store::Execution`, `LogEntry`, …) as the objects their `Serialize` derives describe.
 
 use crate::error::{ErrorCode, Fault};
 use crate::store::owner::StoreOwner;
 use crate::store::postgres::{PgSettings, PgTarget};
 use crate::store::{
-    Begun, Call, Decision, Delivery, Durability, Execution, Lease, LogEntry, Pending, ProgramGate,
-    Rejected, Resumed, Snippet, Store, StoreError, Target, MAX_DURABLE_UNITS, STEP_CONNECTOR,
+    Begun, Call, Decision, Durability, Lease, ProgramGate, Resumed, Snippet, Store, StoreError,
+    Target, MAX_DURABLE_UNITS, STEP_CONNECTOR,
 };
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use serde::Serialize;
+use serde_json::{json, Value};
 use std::sync::Arc;
 
 /// A store failure thrown into JS with its stable code.
 fn thrown(e: StoreError) -> Error<ErrorCode> {
     super::thrown(Fault::new(e.code, e.message))
-}
-
-#[napi(object)]
-pub struct NativeLogEntry {
-    pub seq: i64,
-    pub connector: String,
-    pub method: String,
-    pub args: Option<String>,
-    pub result: Option<String>,
-    pub requires_approval: bool,
-    pub ephemeral: bool,
-    pub state: String,
-    /// Why the last rollback could not revert it (its effect is or may be in force).
-    pub revert_error: Option<String>,
-    /// Its result's place in the delivery order, and when it was recorded (see
-    /// `store::Delivery`); absent until recorded.
-    pub delivery: Option<NativeDelivery>,
-}
-
-/// See `store::Delivery`.
-#[napi(object)]
-pub struct NativeDelivery {
-    pub ordinal: i64,
-    /// Ms since the epoch.
-    pub at: f64,
-}
-
-impl From<Delivery> for NativeDelivery {
-    fn from(d: Delivery) -> Self {
-        NativeDelivery {
-            ordinal: d.ordinal,
-            at: d.at as f64,
-        }
-    }
-}
-
-impl From<LogEntry> for NativeLogEntry {
-    fn from(e: LogEntry) -> Self {
-        NativeLogEntry {
-            seq: e.seq,
-            connector: e.connector,
-            method: e.method,
-            args: e.args,
-            result: e.result,
-            requires_approval: e.requires_approval,
-            ephemeral: e.ephemeral,
-            state: e.state.as_str().to_string(),
-            revert_error: e.revert_error,
-            delivery: e.delivery.map(Into::into),
-        }
-    }
-}
-
-#[napi(object)]
-pub struct NativeExecution {
-    pub id: String,
-    pub code: String,
-    pub status: String,
-    pub result: Option<String>,
-    pub error: Option<String>,
-    pub logs: Option<String>,
-    pub connectors: Option<String>,
-    pub created_at: f64,
-    pub updated_at: f64,
-    pub owner: Option<String>,
-    pub lease_until: Option<f64>,
-    pub idempotency_key: Option<String>,
-    /// The run's random seed (hex), `None` for runs begun before seeds existed.
-    pub seed: Option<String>,
-    pub log: Vec<NativeLogEntry>,
-}
-
-impl From<Execution> for NativeExecution {
-    fn from(e: Execution) -> Self {
-        NativeExecution {
-            id: e.id,
-            code: e.code,
-            status: e.status.as_str().to_string(),
-            result: e.result,
-            error: e.error,
-            logs: e.logs,
-            connectors: e.connectors,
-            created_at: e.created_at as f64,
-            updated_at: e.updated_at as f64,
-            owner: e.owner,
-            lease_until: e.lease_until.map(|t| t as f64),
-            idempotency_key: e.idempotency_key,
-            seed: e.seed,
-            log: e.log.into_iter().map(Into::into).collect(),
-        }
-    }
-}
-
-#[napi(object)]
-pub struct NativePending {
-    pub execution_id: String,
-    pub seq: i64,
-    pub connector: String,
-    pub method: String,
-    pub args: Option<String>,
-    pub in_doubt: bool,
-}
-
-impl From<Pending> for NativePending {
-    fn from(p: Pending) -> Self {
-        NativePending {
-            execution_id: p.execution_id,
-            seq: p.seq,
-            connector: p.connector,
-            method: p.method,
-            args: p.args,
-            in_doubt: p.in_doubt,
-        }
-    }
 }
 
 /// A pass's lease as JS passes it: its owner id and until when (ms since the epoch).
@@ -153,24 +42,7 @@ impl NativeLease {
     }
 }
 
-/// What `resume` did: `kind` is `"resumed"`, `"missing"`, `"not_paused"` (with `status`),
-/// `"leased"` or `"stale"` (with `waiting`, the seqs awaiting a decision now).
-#[napi(object)]
-pub struct NativeResumed {
-    pub kind: String,
-    pub status: Option<String>,
-    pub waiting: Option<Vec<i64>>,
-}
-
-/// A running execution and its holder.
-#[napi(object)]
-pub struct NativeRunningRun {
-    pub id: String,
-    pub owner: Option<String>,
-    pub lease_until: Option<f64>,
-    pub idempotency_key: Option<String>,
-}
-
+/// A snippet to save (see `store::Snippet`, the row `snippets` resolves to).
 #[napi(object)]
 pub struct NativeSnippet {
     pub name: String,
@@ -202,26 +74,6 @@ pub struct NativeCall {
     pub requires_approval: bool,
     pub ephemeral: bool,
     pub idempotent: bool,
-}
-
-#[napi(object)]
-pub struct NativeDecision {
-    /// `"replay"`, `"execute"` or `"pause"`.
-    pub kind: String,
-    /// With `"replay"`: the recorded result (storage-codec JSON; absent for `undefined`).
-    pub result: Option<String>,
-    /// With `"replay"`, or `"execute"` of a read re-executed on every pass: the recorded
-    /// result's place in the delivery order.
-    pub delivery: Option<NativeDelivery>,
-}
-
-/// See `store::ReplayPlan`.
-#[napi(object)]
-pub struct NativeReplayPlan {
-    pub places: i64,
-    /// Ms since the epoch.
-    pub start: f64,
-    pub seed: Option<String>,
 }
 
 #[napi]
@@ -335,31 +187,64 @@ impl NativeStore {
             owner: StoreOwner::open(target).map_err(thrown)?,
         })
     }
+}
 
-    /// Runs `op` on the store's thread; the promise settles with its value or its error.
+impl NativeStore {
+    /// Runs `op` on the store's thread; the promise settles with its value, serialized there
+    /// (a row of `store` crosses with its fields in camelCase, `None` as null), or its error.
     fn later<'env, T, F>(&self, env: &'env Env, op: F) -> Result<Object<'env>, ErrorCode>
     where
-        T: ToNapiValue + Send + 'static,
+        T: Serialize,
         F: FnOnce(&Store) -> std::result::Result<T, StoreError> + Send + 'static,
     {
         let (deferred, promise) = env
-            .create_deferred::<T, Settle<T>>()
+            .create_deferred::<Value, Settle<Value>>()
             .map_err(|e| thrown(StoreError::io(e.reason)))?;
         self.owner.run(Box::new(move |store| {
-            let result = store.map_or_else(|| Err(store_gone()), op);
+            let result = store
+                .map_or_else(|| Err(store_gone()), op)
+                .and_then(|value| {
+                    serde_json::to_value(value).map_err(|e| StoreError::io(e.to_string()))
+                });
             deferred.resolve(Box::new(move |env| settle(env, result)));
         }));
         Ok(promise)
     }
+}
 
-    /// The id of the execution that already has `key` (nothing was started), or null when
-    /// a new one was started with `id`.
-    #[allow(clippy::too_many_arguments)]
-    #[napi(ts_return_type = "Promise<string | null>")]
-    pub fn begin<'env>(
-        &self,
-        env: &'env Env,
-        runtime: String,
+/// The store's methods, one row each: its parameters after the runtime name, the TypeScript of
+/// its promise, and the operation it runs on the store's thread (`|store, runtime| …`, whose
+/// value is serialized into the promise's). The napi methods are generated from these rows, so
+/// an operation is written here once and a new column of a row needs nothing here. (Their
+/// comments are `//`: napi-rs would copy a doc comment passed through a macro into
+/// binding.d.ts as a raw-string token.)
+macro_rules! store_methods {
+    ($(
+        fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ts:tt
+            |$store:ident, $runtime:ident| $op:expr;
+    )*) => {
+        #[napi]
+        impl NativeStore {
+            $(
+                #[allow(clippy::too_many_arguments)]
+                #[napi(ts_return_type = $ts)]
+                pub fn $name<'env>(
+                    &self,
+                    env: &'env Env,
+                    $runtime: String,
+                    $($arg: $ty),*
+                ) -> Result<Object<'env>, ErrorCode> {
+                    self.later(env, move |$store: &Store| $op)
+                }
+            )*
+        }
+    };
+}
+
+store_methods! {
+    // The id of the execution that already has `key` (nothing was started), or null when
+    // a new one was started with `id`.
+    fn begin(
         id: String,
         code: String,
         connectors_json: String,
@@ -367,8 +252,8 @@ impl NativeStore {
         lease: NativeLease,
         key: Option<String>,
         gate: Option<NativeProgramGate>,
-    ) -> Result<Object<'env>, ErrorCode> {
-        self.later(env, move |store| {
+    ) -> "Promise<string | null>"
+        |store, runtime| {
             let gate = gate.map(|gate| ProgramGate {
                 args: gate.args,
                 args_stable: gate.args_stable,
@@ -387,118 +272,43 @@ impl NativeStore {
                 Begun::Started => None,
                 Begun::Existing(existing) => Some(existing),
             })
-        })
-    }
+        };
 
-    #[napi(ts_return_type = "Promise<NativeResumed>")]
-    pub fn resume<'env>(
-        &self,
-        env: &'env Env,
-        runtime: String,
-        id: String,
-        lease: NativeLease,
-        seq: Option<i64>,
-    ) -> Result<Object<'env>, ErrorCode> {
-        self.later(env, move |store| {
-            let resumed = store.resume(&runtime, &id, &lease.lease(), seq)?;
-            let kind = |kind: &str| NativeResumed {
-                kind: kind.to_string(),
-                status: None,
-                waiting: None,
-            };
-            Ok(match resumed {
-                Resumed::Resumed => kind("resumed"),
-                Resumed::Missing => kind("missing"),
-                Resumed::Leased => kind("leased"),
-                Resumed::NotPaused(status) => NativeResumed {
-                    status: Some(status.as_str().to_string()),
-                    ..kind("not_paused")
-                },
-                Resumed::Stale(waiting) => NativeResumed {
-                    waiting: Some(waiting),
-                    ..kind("stale")
-                },
-            })
-        })
-    }
+    // `{ kind }`: `"resumed"`, `"missing"`, `"not_paused"` (with `status`), `"leased"` or
+    // `"stale"` (with `waiting`, the seqs awaiting a decision now).
+    fn resume(id: String, lease: NativeLease, seq: Option<i64>)
+        -> "Promise<{ kind: string, status?: string, waiting?: number[] }>"
+        |store, runtime| Ok(match store.resume(&runtime, &id, &lease.lease(), seq)? {
+            Resumed::Resumed => json!({ "kind": "resumed" }),
+            Resumed::Missing => json!({ "kind": "missing" }),
+            Resumed::Leased => json!({ "kind": "leased" }),
+            Resumed::NotPaused(status) => json!({ "kind": "not_paused", "status": status }),
+            Resumed::Stale(waiting) => json!({ "kind": "stale", "waiting": waiting }),
+        });
 
-    #[napi(ts_return_type = "Promise<boolean>")]
-    pub fn renew<'env>(
-        &self,
-        env: &'env Env,
-        runtime: String,
-        id: String,
-        lease: NativeLease,
-    ) -> Result<Object<'env>, ErrorCode> {
-        self.later(env, move |store| store.renew(&runtime, &id, &lease.lease()))
-    }
+    fn renew(id: String, lease: NativeLease) -> "Promise<boolean>"
+        |store, runtime| store.renew(&runtime, &id, &lease.lease());
 
-    #[napi(ts_return_type = "Promise<boolean>")]
-    pub fn release<'env>(
-        &self,
-        env: &'env Env,
-        runtime: String,
-        id: String,
-        owner: String,
-    ) -> Result<Object<'env>, ErrorCode> {
-        self.later(env, move |store| store.release(&runtime, &id, &owner))
-    }
+    fn release(id: String, owner: String) -> "Promise<boolean>"
+        |store, runtime| store.release(&runtime, &id, &owner);
 
-    #[napi(ts_return_type = "Promise<boolean>")]
-    pub fn claim<'env>(
-        &self,
-        env: &'env Env,
-        runtime: String,
-        id: String,
-        lease: NativeLease,
-    ) -> Result<Object<'env>, ErrorCode> {
-        self.later(env, move |store| store.claim(&runtime, &id, &lease.lease()))
-    }
+    fn claim(id: String, lease: NativeLease) -> "Promise<boolean>"
+        |store, runtime| store.claim(&runtime, &id, &lease.lease());
 
-    #[napi(ts_return_type = "Promise<NativeRunningRun[]>")]
-    pub fn running<'env>(
-        &self,
-        env: &'env Env,
-        runtime: String,
-    ) -> Result<Object<'env>, ErrorCode> {
-        self.later(env, move |store| {
-            Ok(store
-                .running(&runtime)?
-                .into_iter()
-                .map(|r| NativeRunningRun {
-                    id: r.id,
-                    owner: r.owner,
-                    lease_until: r.lease_until.map(|t| t as f64),
-                    idempotency_key: r.idempotency_key,
-                })
-                .collect::<Vec<_>>())
-        })
-    }
+    // `store::RunningRun` rows.
+    fn running() -> "Promise<object[]>"
+        |store, runtime| store.running(&runtime);
 
-    #[napi(ts_return_type = "Promise<boolean>")]
-    pub fn mark_done<'env>(
-        &self,
-        env: &'env Env,
-        runtime: String,
-        id: String,
-        seq: i64,
-        result: Option<String>,
-    ) -> Result<Object<'env>, ErrorCode> {
-        self.later(env, move |store| {
-            store.mark_done(&runtime, &id, seq, result.as_deref())
-        })
-    }
+    fn mark_done(id: String, seq: i64, result: Option<String>) -> "Promise<boolean>"
+        |store, runtime| store.mark_done(&runtime, &id, seq, result.as_deref());
 
-    #[napi(ts_return_type = "Promise<NativeDecision>")]
-    pub fn decide<'env>(
-        &self,
-        env: &'env Env,
-        runtime: String,
-        id: String,
-        owner: String,
-        call: NativeCall,
-    ) -> Result<Object<'env>, ErrorCode> {
-        self.later(env, move |store| {
+    // `{ kind: "replay" | "execute" | "pause", result?, delivery? }`: with `"replay"`, the
+    // recorded result (storage-codec JSON; absent for `undefined`); with `"replay"`, or
+    // `"execute"` of a read re-executed on every pass, the recorded result's place in the
+    // delivery order (`store::Delivery`).
+    fn decide(id: String, owner: String, call: NativeCall)
+        -> "Promise<{ kind: string, result?: string, delivery?: { ordinal: number, at: number } }>"
+        |store, runtime| {
             let args = match call.args_error {
                 Some(message) => Err(message),
                 None => Ok(call.args),
@@ -520,311 +330,105 @@ impl NativeStore {
                 },
             )?;
             Ok(match decision {
-                Decision::Replay(result) => NativeDecision {
-                    kind: "replay".into(),
-                    result,
-                    delivery: delivery.map(Into::into),
-                },
-                Decision::Execute => NativeDecision {
-                    kind: "execute".into(),
-                    result: None,
-                    delivery: delivery.map(Into::into),
-                },
-                Decision::Pause => NativeDecision {
-                    kind: "pause".into(),
-                    result: None,
-                    delivery: None,
-                },
+                Decision::Replay(result) => {
+                    json!({ "kind": "replay", "result": result, "delivery": delivery })
+                }
+                Decision::Execute => json!({ "kind": "execute", "delivery": delivery }),
+                Decision::Pause => json!({ "kind": "pause" }),
             })
-        })
-    }
-
-    /// `error` set: the result cannot be recorded, and the run fails with that message.
-    /// Resolves to the result's place in the delivery order, or null when nothing was recorded
-    /// (the run failed, or the entry was rolled back or ended meanwhile).
-    #[napi(ts_return_type = "Promise<NativeDelivery | null>")]
-    pub fn record_result<'env>(
-        &self,
-        env: &'env Env,
-        runtime: String,
-        id: String,
-        seq: i64,
-        result: Option<String>,
-        error: Option<String>,
-    ) -> Result<Object<'env>, ErrorCode> {
-        let result = match error {
-            Some(message) => Err(message),
-            None => Ok(result),
         };
-        self.later(env, move |store| {
-            Ok(store
-                .record_result(&runtime, &id, seq, result)?
-                .map(NativeDelivery::from))
-        })
-    }
 
-    #[napi(ts_return_type = "Promise<boolean>")]
-    pub fn complete<'env>(
-        &self,
-        env: &'env Env,
-        runtime: String,
-        id: String,
-        owner: String,
-        result: Option<String>,
-        logs_json: Option<String>,
-    ) -> Result<Object<'env>, ErrorCode> {
-        self.later(env, move |store| {
-            store.complete(
-                &runtime,
-                &id,
-                &owner,
-                result.as_deref(),
-                logs_json.as_deref(),
-            )
-        })
-    }
+    // `error` set: the result cannot be recorded, and the run fails with that message.
+    // Resolves to the result's place in the delivery order, or null when nothing was recorded
+    // (the run failed, or the entry was rolled back or ended meanwhile).
+    fn record_result(id: String, seq: i64, result: Option<String>, error: Option<String>)
+        -> "Promise<{ ordinal: number, at: number } | null>"
+        |store, runtime| {
+            let result = match error {
+                Some(message) => Err(message),
+                None => Ok(result),
+            };
+            store.record_result(&runtime, &id, seq, result)
+        };
 
-    #[napi(ts_return_type = "Promise<boolean>")]
-    pub fn fail<'env>(
-        &self,
-        env: &'env Env,
-        runtime: String,
-        id: String,
-        owner: String,
-        error: String,
-        logs_json: Option<String>,
-    ) -> Result<Object<'env>, ErrorCode> {
-        self.later(env, move |store| {
-            store.fail(&runtime, &id, &owner, &error, logs_json.as_deref())
-        })
-    }
+    fn complete(id: String, owner: String, result: Option<String>, logs_json: Option<String>)
+        -> "Promise<boolean>"
+        |store, runtime| store.complete(
+            &runtime,
+            &id,
+            &owner,
+            result.as_deref(),
+            logs_json.as_deref(),
+        );
 
-    #[napi(ts_return_type = "Promise<NativePending[]>")]
-    pub fn list_pending<'env>(
-        &self,
-        env: &'env Env,
-        runtime: String,
-        id: Option<String>,
-    ) -> Result<Object<'env>, ErrorCode> {
-        self.later(env, move |store| {
-            Ok(store
-                .list_pending(&runtime, id.as_deref())?
-                .into_iter()
-                .map(NativePending::from)
-                .collect::<Vec<_>>())
-        })
-    }
+    fn fail(id: String, owner: String, error: String, logs_json: Option<String>)
+        -> "Promise<boolean>"
+        |store, runtime| store.fail(&runtime, &id, &owner, &error, logs_json.as_deref());
 
-    /// `"rejected"`, `"not_pending"` or `"leased"`.
-    #[napi(ts_return_type = "Promise<string>")]
-    pub fn reject<'env>(
-        &self,
-        env: &'env Env,
-        runtime: String,
-        id: String,
-        seq: i64,
-    ) -> Result<Object<'env>, ErrorCode> {
-        self.later(env, move |store| {
-            let rejected = store.reject(&runtime, &id, seq)?;
-            Ok(match rejected {
-                Rejected::Rejected => "rejected",
-                Rejected::NotPending => "not_pending",
-                Rejected::Leased => "leased",
-            }
-            .to_string())
-        })
-    }
+    // `store::Pending` rows.
+    fn list_pending(id: Option<String>) -> "Promise<object[]>"
+        |store, runtime| store.list_pending(&runtime, id.as_deref());
 
-    #[napi(ts_return_type = "Promise<string[]>")]
-    pub fn expire_paused<'env>(
-        &self,
-        env: &'env Env,
-        runtime: String,
-        max_age_ms: i64,
-    ) -> Result<Object<'env>, ErrorCode> {
-        self.later(env, move |store| store.expire_paused(&runtime, max_age_ms))
-    }
+    // `"rejected"`, `"not_pending"` or `"leased"`.
+    fn reject(id: String, seq: i64) -> "Promise<string>"
+        |store, runtime| store.reject(&runtime, &id, seq);
 
-    #[napi(ts_return_type = "Promise<NativeLogEntry[]>")]
-    pub fn actions_to_revert<'env>(
-        &self,
-        env: &'env Env,
-        runtime: String,
-        id: String,
-    ) -> Result<Object<'env>, ErrorCode> {
-        self.later(env, move |store| {
-            Ok(store
-                .actions_to_revert(&runtime, &id)?
-                .into_iter()
-                .map(NativeLogEntry::from)
-                .collect::<Vec<_>>())
-        })
-    }
+    fn expire_paused(max_age_ms: i64) -> "Promise<string[]>"
+        |store, runtime| store.expire_paused(&runtime, max_age_ms);
 
-    #[napi(ts_return_type = "Promise<void>")]
-    pub fn mark_reverted<'env>(
-        &self,
-        env: &'env Env,
-        runtime: String,
-        id: String,
-        seq: i64,
-    ) -> Result<Object<'env>, ErrorCode> {
-        self.later(env, move |store| store.mark_reverted(&runtime, &id, seq))
-    }
+    // `store::LogEntry` rows.
+    fn actions_to_revert(id: String) -> "Promise<object[]>"
+        |store, runtime| store.actions_to_revert(&runtime, &id);
 
-    /// Records why a rollback could not revert the entry at `seq` (it keeps its state); false
-    /// when no entry there is applied, executing or in doubt.
-    #[napi(ts_return_type = "Promise<boolean>")]
-    pub fn mark_revert_failed<'env>(
-        &self,
-        env: &'env Env,
-        runtime: String,
-        id: String,
-        seq: i64,
-        error: String,
-    ) -> Result<Object<'env>, ErrorCode> {
-        self.later(env, move |store| {
-            store.mark_revert_failed(&runtime, &id, seq, &error)
-        })
-    }
+    fn mark_reverted(id: String, seq: i64) -> "Promise<void>"
+        |store, runtime| store.mark_reverted(&runtime, &id, seq);
 
-    #[napi(ts_return_type = "Promise<void>")]
-    pub fn mark_rolled_back<'env>(
-        &self,
-        env: &'env Env,
-        runtime: String,
-        id: String,
-    ) -> Result<Object<'env>, ErrorCode> {
-        self.later(env, move |store| store.mark_rolled_back(&runtime, &id))
-    }
+    // Records why a rollback could not revert the entry at `seq` (it keeps its state); false
+    // when no entry there is applied, executing or in doubt.
+    fn mark_revert_failed(id: String, seq: i64, error: String) -> "Promise<boolean>"
+        |store, runtime| store.mark_revert_failed(&runtime, &id, seq, &error);
 
-    #[napi(ts_return_type = "Promise<NativeExecution | null>")]
-    pub fn get_execution<'env>(
-        &self,
-        env: &'env Env,
-        runtime: String,
-        id: String,
-    ) -> Result<Object<'env>, ErrorCode> {
-        self.later(env, move |store| {
-            Ok(store
-                .get_execution(&runtime, &id)?
-                .map(NativeExecution::from))
-        })
-    }
+    fn mark_rolled_back(id: String) -> "Promise<void>"
+        |store, runtime| store.mark_rolled_back(&runtime, &id);
 
-    /// See `store::Store::replay_plan`; null when there is no such run.
-    #[napi(ts_return_type = "Promise<NativeReplayPlan | null>")]
-    pub fn replay_plan<'env>(
-        &self,
-        env: &'env Env,
-        runtime: String,
-        id: String,
-    ) -> Result<Object<'env>, ErrorCode> {
-        self.later(env, move |store| {
-            Ok(store.replay_plan(&runtime, &id)?.map(|p| NativeReplayPlan {
-                places: p.places,
-                start: p.start as f64,
-                seed: p.seed,
-            }))
-        })
-    }
+    // A `store::Execution` row, or null.
+    fn get_execution(id: String) -> "Promise<object | null>"
+        |store, runtime| store.get_execution(&runtime, &id);
 
-    #[napi(ts_return_type = "Promise<NativeExecution[]>")]
-    pub fn list_executions<'env>(
-        &self,
-        env: &'env Env,
-        runtime: String,
-        limit: Option<i64>,
-    ) -> Result<Object<'env>, ErrorCode> {
-        self.later(env, move |store| {
-            Ok(store
-                .list_executions(&runtime, limit)?
-                .into_iter()
-                .map(NativeExecution::from)
-                .collect::<Vec<_>>())
-        })
-    }
+    // See `store::Store::replay_plan`; null when there is no such run.
+    fn replay_plan(id: String) -> "Promise<{ places: number, start: number, seed: string | null } | null>"
+        |store, runtime| store.replay_plan(&runtime, &id);
 
-    /// The deleted execution's status, if it existed.
-    #[napi(ts_return_type = "Promise<string | null>")]
-    pub fn delete_execution<'env>(
-        &self,
-        env: &'env Env,
-        runtime: String,
-        id: String,
-    ) -> Result<Object<'env>, ErrorCode> {
-        self.later(env, move |store| {
-            store
-                .delete_execution(&runtime, &id)
-                .map(|status| status.map(|s| s.as_str().to_string()))
-        })
-    }
+    // `store::Execution` rows.
+    fn list_executions(limit: Option<i64>) -> "Promise<object[]>"
+        |store, runtime| store.list_executions(&runtime, limit);
 
-    #[napi(ts_return_type = "Promise<number>")]
-    pub fn prune_executions<'env>(
-        &self,
-        env: &'env Env,
-        runtime: String,
-        keep: i64,
-    ) -> Result<Object<'env>, ErrorCode> {
-        self.later(env, move |store| {
-            Ok(store.prune_executions(&runtime, keep)? as u32)
-        })
-    }
+    // The deleted execution's status, if it existed.
+    fn delete_execution(id: String) -> "Promise<string | null>"
+        |store, runtime| store.delete_execution(&runtime, &id);
 
-    #[napi(ts_return_type = "Promise<void>")]
-    pub fn save_snippet<'env>(
-        &self,
-        env: &'env Env,
-        runtime: String,
-        snippet: NativeSnippet,
-    ) -> Result<Object<'env>, ErrorCode> {
-        self.later(env, move |store| {
-            store.save_snippet(
-                &runtime,
-                &Snippet {
-                    name: snippet.name,
-                    description: snippet.description,
-                    code: snippet.code,
-                    saved_at: snippet.saved_at as i64,
-                    input_schema: snippet.input_schema,
-                    connectors: snippet.connectors,
-                },
-            )
-        })
-    }
+    fn prune_executions(keep: i64) -> "Promise<number>"
+        |store, runtime| store.prune_executions(&runtime, keep);
 
-    #[napi(ts_return_type = "Promise<NativeSnippet[]>")]
-    pub fn snippets<'env>(
-        &self,
-        env: &'env Env,
-        runtime: String,
-    ) -> Result<Object<'env>, ErrorCode> {
-        self.later(env, move |store| {
-            Ok(store
-                .snippets(&runtime)?
-                .into_iter()
-                .map(|s| NativeSnippet {
-                    name: s.name,
-                    description: s.description,
-                    code: s.code,
-                    saved_at: s.saved_at as f64,
-                    input_schema: s.input_schema,
-                    connectors: s.connectors,
-                })
-                .collect::<Vec<_>>())
-        })
-    }
+    fn save_snippet(snippet: NativeSnippet) -> "Promise<void>"
+        |store, runtime| store.save_snippet(
+            &runtime,
+            &Snippet {
+                name: snippet.name,
+                description: snippet.description,
+                code: snippet.code,
+                saved_at: snippet.saved_at as i64,
+                input_schema: snippet.input_schema,
+                connectors: snippet.connectors,
+            },
+        );
 
-    #[napi(ts_return_type = "Promise<boolean>")]
-    pub fn delete_snippet<'env>(
-        &self,
-        env: &'env Env,
-        runtime: String,
-        name: String,
-    ) -> Result<Object<'env>, ErrorCode> {
-        self.later(env, move |store| store.delete_snippet(&runtime, &name))
-    }
+    // `store::Snippet` rows.
+    fn snippets() -> "Promise<object[]>"
+        |store, runtime| store.snippets(&runtime);
+
+    fn delete_snippet(name: String) -> "Promise<boolean>"
+        |store, runtime| store.delete_snippet(&runtime, &name);
 }
 
 /// The constants of the durable log that `lib/runtime/` shares with the store.

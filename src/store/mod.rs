@@ -66,6 +66,7 @@ mod sqlite;
 
 use crate::error::ErrorCode;
 use postgres::{Migrated, PgConn, PgTarget};
+use serde::Serialize;
 use sql::{args, Cell, FromCell, Param, Row, Tx};
 use sqlite::SqliteConn;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -144,8 +145,9 @@ pub enum Resumed {
     Stale(Vec<i64>),
 }
 
-/// What `reject` did.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// What `reject` did (to JS: `"rejected"`, `"not_pending"` or `"leased"`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Rejected {
     Rejected,
     /// The entry is not awaiting a decision (a stale reject after an approval).
@@ -155,7 +157,8 @@ pub enum Rejected {
 }
 
 /// A running execution and who holds it (for recovery).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct RunningRun {
     pub id: String,
     pub owner: Option<String>,
@@ -236,6 +239,13 @@ macro_rules! stored_enum {
             }
         }
 
+        /// As its stored text.
+        impl Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
         impl FromCell for $name {
             fn from_cell(cell: Cell) -> Option<Self> {
                 String::from_cell(cell).and_then(|text| $name::parse(&text))
@@ -284,7 +294,8 @@ stored_enum! {
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct LogEntry {
     pub seq: i64,
     pub connector: String,
@@ -309,7 +320,8 @@ pub struct LogEntry {
 /// order, so the program issues its calls in the same order and they get the same seqs
 /// (parallel calls, `Promise.race`, continuations that call again). `at` is when it was recorded
 /// (ms since the epoch): the program's clock on every pass once it has received this result.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Delivery {
     /// 0, 1, 2, … per execution, in recording order.
     pub ordinal: i64,
@@ -317,7 +329,8 @@ pub struct Delivery {
 }
 
 /// See `Store::replay_plan`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ReplayPlan {
     /// Places 0..places of the delivery order were taken by earlier passes.
     pub places: i64,
@@ -326,7 +339,8 @@ pub struct ReplayPlan {
     pub seed: Option<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Execution {
     pub id: String,
     pub code: String,
@@ -350,7 +364,8 @@ pub struct Execution {
     pub log: Vec<LogEntry>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Pending {
     pub execution_id: String,
     pub seq: i64,
@@ -361,7 +376,8 @@ pub struct Pending {
     pub in_doubt: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Snippet {
     pub name: String,
     pub description: String,
