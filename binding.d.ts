@@ -234,8 +234,11 @@ export interface NativeRequest {
    * validated by the wrapper.
    */
   runConfigJson: string
-  timeout?: number
-  memoryLimitMb?: number
+  /**
+   * The run's own bounds by option name (`timeout`, `memoryLimitMb`: the per-run rows of
+   * the bounds table), checked by `Overrides::parse`.
+   */
+  bounds?: Record<string, number>
   /** Test hook, honoured only when the fault-injection variable is set. */
   faultInjection?: string
   /** Keep the isolate after the run and answer with a handle id. */
@@ -293,6 +296,14 @@ export interface NativeStoreOptions {
   schema?: string
   ca?: string
 }
+
+/**
+ * The report of a run the JS layer refused before it reached the runner: `bound` names the
+ * bound it broke (`maxCodeBytes`, a package bound); without one, the program's own error (an
+ * import the host cannot serve). Built by `native_report` from `Report::not_started`, as a
+ * run refused in the runner is, so its keys and zeros are the native report's own.
+ */
+export declare function notStartedReport(error: string, bound?: string | undefined | null): NativeReport
 
 /**
  * The entry point of an engine process (`lib/executor/engine.js`): serves the executor protocol on

@@ -842,4 +842,5 @@ module.exports.boundTable = nativeBinding.boundTable
 module.exports.durableConstants = nativeBinding.durableConstants
 module.exports.errorCodes = nativeBinding.errorCodes
 module.exports.measureFloors = nativeBinding.measureFloors
+module.exports.notStartedReport = nativeBinding.notStartedReport
 module.exports.serveEngine = nativeBinding.serveEngine

@@ -5,7 +5,7 @@
 //! local pool or the process pool) carries it, and the same types come back.
 
 use crate::error::Fault;
-use crate::limits::{bound, Limits};
+use crate::limits::{bound, Limits, Scope};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -91,61 +91,49 @@ impl RunKind {
     }
 }
 
-/// The per-run bounds a caller may set, already validated. `None` keeps the executor's.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// The per-run bounds a caller set, by option name: the `Scope::PerRun` rows of the bounds
+/// table (`limits::BOUNDS`), each value already checked against its row. Empty keeps the
+/// executor's. A new per-run bound is one row of that table plus its enforcement: the napi
+/// layer, the engine's wire form and `apply` all go by name.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Overrides {
-    pub timeout: Option<Duration>,
-    pub memory_mb: Option<usize>,
+    values: Vec<(&'static str, f64)>,
 }
 
 impl Overrides {
-    /// Checks raw per-run values (milliseconds, MiB) with the same rules as the executor's own
+    /// Checks per-run values given by option name with the same rules as the executor's own
     /// options. The one place a per-run override is validated: the napi layer calls it for
-    /// what JS passed, the engine for what arrived on the wire.
-    pub fn parse(timeout_ms: Option<f64>, memory_mb: Option<f64>) -> Result<Overrides, Fault> {
+    /// what JS passed, the engine for what arrived on the wire. A name that is not a settable
+    /// per-run bound is refused, as is a value outside its row's range.
+    pub fn parse<'a>(given: impl IntoIterator<Item = (&'a str, f64)>) -> Result<Overrides, Fault> {
         // Checked against the bounds' rows directly: this runs for every run, and building a
         // `Limits` (its default asks the OS for the CPU count) would cost more than the check.
-        let check = |name: &str, value: f64| -> Result<f64, Fault> {
-            let row = bound(name).expect("per-run bounds are in the table");
+        let mut values = Vec::new();
+        for (name, value) in given {
+            let row = bound(name)
+                .filter(|row| row.scope == Scope::PerRun && row.set.is_some())
+                .ok_or_else(|| Fault::invalid(format!("{name} is not a per-run bound")))?;
             row.check(value).map_err(Fault::invalid)?;
-            Ok(value)
-        };
-        Ok(Overrides {
-            timeout: timeout_ms
-                .map(|ms| check("timeout", ms).map(|ms| Duration::from_secs_f64(ms / 1000.0)))
-                .transpose()?,
-            memory_mb: memory_mb
-                .map(|mb| check("memoryLimitMb", mb).map(|mb| mb as usize))
-                .transpose()?,
-        })
+            values.retain(|(set, _)| *set != row.name);
+            values.push((row.name, value));
+        }
+        Ok(Overrides { values })
     }
 
     /// The executor's limits with these overrides applied.
     pub fn apply(&self, base: &Limits) -> Limits {
         let mut limits = base.clone();
-        if let Some(timeout) = self.timeout {
-            limits.timeout = timeout;
-        }
-        if let Some(mb) = self.memory_mb {
-            limits.set_memory_mb(mb);
+        for (name, value) in &self.values {
+            limits
+                .set(name, *value)
+                .expect("a per-run value is checked against its row when parsed");
         }
         limits
     }
 
-    /// The wire form (docs/protocol.md): milliseconds and MiB, 0 for "the executor's".
-    pub fn timeout_ms(&self) -> f64 {
-        self.timeout.map_or(0.0, |d| d.as_secs_f64() * 1000.0)
-    }
-    pub fn memory_mb_wire(&self) -> u32 {
-        self.memory_mb.map_or(0, |mb| mb as u32)
-    }
-
-    /// Reads the wire form back (0 = not set). A timeout outside the `timeout` row's range keeps
-    /// the executor's (a conforming host never sends one); a bad memory size is refused.
-    pub fn from_wire(timeout_ms: f64, memory_mb: u32) -> Result<Overrides, Fault> {
-        let row = bound("timeout").expect("per-run bounds are in the table");
-        let timeout = row.check(timeout_ms).is_ok().then_some(timeout_ms);
-        Overrides::parse(timeout, (memory_mb != 0).then_some(f64::from(memory_mb)))
+    /// The values by name, for the wire (docs/protocol.md); `parse` reads them back.
+    pub fn values(&self) -> impl Iterator<Item = (&'static str, f64)> + '_ {
+        self.values.iter().copied()
     }
 }
 
@@ -493,27 +481,47 @@ mod tests {
 
     #[test]
     fn overrides_are_checked_once_with_the_executor_rules() {
-        let o = Overrides::parse(Some(1500.0), Some(64.0)).unwrap();
-        assert_eq!(o.timeout, Some(Duration::from_millis(1500)));
-        assert_eq!(o.memory_mb, Some(64));
+        let o = Overrides::parse([("timeout", 1500.0), ("memoryLimitMb", 64.0)]).unwrap();
         let limits = o.apply(&Limits::default());
         assert_eq!(limits.timeout, Duration::from_millis(1500));
         assert_eq!(limits.heap_bytes, 64 * crate::limits::MIB);
-        let bad = Overrides::parse(Some(0.0), None).unwrap_err();
+        let bad = Overrides::parse([("timeout", 0.0)]).unwrap_err();
         assert_eq!(bad.code, crate::error::ErrorCode::InvalidArgument);
         assert!(bad.message.contains("timeout"));
-        assert!(Overrides::parse(None, Some(8.0)).is_err());
-        assert_eq!(Overrides::parse(None, None).unwrap(), Overrides::default());
+        assert!(Overrides::parse([("memoryLimitMb", 8.0)]).is_err());
+        assert_eq!(Overrides::parse([]).unwrap(), Overrides::default());
+        assert_eq!(
+            Overrides::default().apply(&Limits::default()).timeout,
+            Limits::default().timeout
+        );
+    }
+
+    #[test]
+    fn only_per_run_bounds_are_taken_by_name() {
+        // An executor-wide bound, a derived one and an unknown name are refused by name.
+        for name in ["workers", "maxArrayLikeLength", "nope"] {
+            let e = Overrides::parse([(name, 1.0)]).unwrap_err();
+            assert_eq!(e.code, crate::error::ErrorCode::InvalidArgument);
+            assert!(e.message.contains(name), "{}", e.message);
+        }
+        // Every settable per-run row of the table is taken: a new row needs nothing here.
+        for row in crate::limits::BOUNDS
+            .iter()
+            .filter(|b| b.scope == Scope::PerRun && b.set.is_some())
+        {
+            let o = Overrides::parse([(row.name, row.min.max(1.0))]).unwrap();
+            assert_eq!((row.get)(&o.apply(&Limits::default())), row.min.max(1.0));
+        }
+        // The last value given for a name wins.
+        let o = Overrides::parse([("timeout", 10.0), ("timeout", 20.0)]).unwrap();
+        assert_eq!(o.values().collect::<Vec<_>>(), vec![("timeout", 20.0)]);
     }
 
     #[test]
     fn overrides_roundtrip_through_the_wire_form() {
-        let o = Overrides::parse(Some(250.0), Some(32.0)).unwrap();
-        let back = Overrides::from_wire(o.timeout_ms(), o.memory_mb_wire()).unwrap();
+        let o = Overrides::parse([("timeout", 250.0), ("memoryLimitMb", 32.0)]).unwrap();
+        let back = Overrides::parse(o.values()).unwrap();
         assert_eq!(back, o);
-        assert_eq!(Overrides::from_wire(0.0, 0).unwrap(), Overrides::default());
-        // An out-of-range timeout on the wire keeps the executor's, as before.
-        assert_eq!(Overrides::from_wire(-1.0, 0).unwrap(), Overrides::default());
     }
 
     #[test]

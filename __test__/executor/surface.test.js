@@ -12,8 +12,8 @@
 //   the defaults are the rows' own (`default`), which `executor.limits` of an executor made
 //   with no options must equal; the fields of docs/deploying.md's `stats()` table;
 // - lib/executor/index.js: the per-run bounds `REQUEST_OPTIONS` takes (derived from the table)
-//   each reach the native range check, and `notStarted()`, its copy of the native report of a
-//   program over `maxCodeBytes`.
+//   each reach the native range check, by name; `notStarted()` (built natively by
+//   `notStartedReport`) is the report the runner gives a program over `maxCodeBytes`.
 // A new bound, a renamed stat or a changed default fails here until every copy follows.
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -357,9 +357,11 @@ test('REQUEST_OPTIONS and NativeExecuteRequest: the per-run bounds are boundTabl
   assert.deepEqual(sorted(REQUEST_OPTIONS.filter((k) => byName.has(k))), names(PER_RUN), 'per-run bounds of REQUEST_OPTIONS');
   const request = interfaceMembers(DTS, 'NativeExecuteRequest');
   assert.deepEqual(sorted([...request.keys()].filter((k) => byName.has(k))), names(PER_RUN), 'per-run bounds of NativeExecuteRequest');
-  // The napi request (binding.d.ts, generated from src/api/executor.rs) has a field for each.
+  // The napi request (binding.d.ts, generated from src/api/executor.rs) takes them by name, in
+  // one `bounds` map (`Overrides::parse`), never as fields of their own.
   const native = interfaceMembers(BINDING_DTS, 'NativeRequest');
-  assert.deepEqual(sorted([...native.keys()].filter((k) => byName.has(k))), names(PER_RUN), 'per-run bounds of NativeRequest');
+  assert.ok(native.has('bounds'), 'NativeRequest.bounds');
+  assert.deepEqual([...native.keys()].filter((k) => byName.has(k)), [], 'bounds as fields of NativeRequest');
   // The request type declares what REQUEST_OPTIONS accepts, the test hook aside.
   assert.deepEqual(sorted(request.keys()), sorted(REQUEST_OPTIONS.filter((k) => !k.startsWith('__'))), 'NativeExecuteRequest keys');
 });

@@ -18,6 +18,8 @@ const T = {
   HandleExecute: 0x07, HandleDispose: 0x08,
   Ready: 0x41, Refuse: 0x42, ToolCall: 0x43, Result: 0x44, Pong: 0x45, HandleClosed: 0x46, Bye: 0x47, Log: 0x48,
 };
+// The protocol version this build speaks (docs/protocol.md's title).
+const VERSION = 4;
 const NAMES = Object.fromEntries(Object.entries(T).map(([k, v]) => [v, k]));
 
 class Writer {
@@ -30,6 +32,8 @@ class Writer {
   str(s) { const b = Buffer.from(s, 'utf8'); this.u32(b.length); this.parts.push(b); return this; }
   opt(s) { if (s === undefined || s === null) return this.u8(0); return this.u8(1).str(s); }
   list(a) { this.u32(a.length); for (const s of a) this.str(s); return this; }
+  // A run's bounds by option name: u8 count, then each name and value.
+  bounds(o) { const e = Object.entries(o); this.u8(e.length); for (const [k, v] of e) this.str(k).f64(v); return this; }
   raw(b) { this.parts.push(Buffer.from(b)); return this; }
   body() { return Buffer.concat(this.parts); }
 }
@@ -45,15 +49,15 @@ function frame(type, body = Buffer.alloc(0)) {
 const enc = {
   hello: (min, max, config = '{}') => frame(T.Hello, new Writer().u16(min).u16(max).str(config).body()),
   // The program: its flags (1 TypeScript, 2 statements, 4 explain), params (JSON or absent), code.
-  execute: ({ runId, timeoutMs = 0, memoryMb = 0, flags = 0, fault, programFlags = 0, params, code, runConfig = RC() }) =>
-    frame(T.Execute, new Writer().u64(runId).f64(timeoutMs).u32(memoryMb).u8(flags).opt(fault)
+  execute: ({ runId, bounds = {}, flags = 0, fault, programFlags = 0, params, code, runConfig = RC() }) =>
+    frame(T.Execute, new Writer().u64(runId).bounds(bounds).u8(flags).opt(fault)
       .u8(programFlags).opt(params).str(code).str(runConfig).body()),
   reply: (runId, callId, json) => frame(T.Reply, new Writer().u64(runId).u32(callId).str(json).body()),
   cancel: (runId, reason, bound) => frame(T.Cancel, new Writer().u64(runId).str(reason).opt(bound).body()),
   ping: (seq) => frame(T.Ping, new Writer().u64(seq).body()),
   shutdown: (mode) => frame(T.Shutdown, new Writer().u8(mode).body()),
-  handleExecute: (handleId, runId, timeoutMs, code, { flags = 0, programFlags = 0, params } = {}) =>
-    frame(T.HandleExecute, new Writer().u64(handleId).u64(runId).f64(timeoutMs).u8(flags)
+  handleExecute: (handleId, runId, bounds, code, { flags = 0, programFlags = 0, params } = {}) =>
+    frame(T.HandleExecute, new Writer().u64(handleId).u64(runId).bounds(bounds).u8(flags)
       .u8(programFlags).opt(params).str(code).body()),
   handleDispose: (handleId) => frame(T.HandleDispose, new Writer().u64(handleId).body()),
 };
@@ -221,7 +225,7 @@ const big = (_k, v) => (typeof v === 'bigint' ? `${v}n` : v);
 // Start an engine and complete the handshake.
 async function ready(config = '{"workers":2}', env) {
   const e = startEngine(env);
-  e.send(enc.hello(3, 3, config));
+  e.send(enc.hello(VERSION, VERSION, config));
   e.ready = await e.expect('Ready');
   return e;
 }
@@ -259,21 +263,21 @@ async function result(e, runId, timeoutMs) {
 // ---------------------------------------------------------------------------------------------
 // 1. Handshake and version negotiation
 
-test('handshake: Hello → Ready with version 3, the child pid and the configured workers', { timeout: TIMEOUT }, withEngine(async ({ start }) => {
+test('handshake: Hello → Ready with version 4, the child pid and the configured workers', { timeout: TIMEOUT }, withEngine(async ({ start }) => {
   const e = start();
-  e.send(enc.hello(3, 3, '{"workers":2}'));
+  e.send(enc.hello(VERSION, VERSION, '{"workers":2}'));
   const r = await e.expect('Ready');
-  assert.equal(r.version, 3);
+  assert.equal(r.version, VERSION);
   assert.equal(r.pid, e.pid);
   assert.equal(r.workers, 2);
   assert.equal(typeof r.engine, 'string');
 }));
 
-test('version negotiation picks min(max_version, 3)', { timeout: TIMEOUT }, withEngine(async ({ start }) => {
+test('version negotiation picks min(max_version, 4)', { timeout: TIMEOUT }, withEngine(async ({ start }) => {
   const e = start();
   e.send(enc.hello(1, 7, '{"workers":2}'));
   const r = await e.expect('Ready');
-  assert.equal(r.version, 3);
+  assert.equal(r.version, VERSION);
 }));
 
 // A refused handshake: the engine answers exactly one Refuse and exits with status 2. The engine
@@ -300,8 +304,8 @@ async function assertRefused(start, firstFrame) {
   }
 }
 
-test('versions 1 and 2 are no longer spoken → Refuse, exit 2', { timeout: TIMEOUT }, withEngine(async ({ start }) => {
-  await assertRefused(start, enc.hello(1, 2, '{"workers":2}'));
+test('versions 1 to 3 are no longer spoken → Refuse, exit 2', { timeout: TIMEOUT }, withEngine(async ({ start }) => {
+  await assertRefused(start, enc.hello(1, 3, '{"workers":2}'));
 }));
 
 test('no common version → Refuse, exit 2', { timeout: TIMEOUT }, withEngine(async ({ start }) => {
@@ -314,7 +318,7 @@ test('a first frame other than Hello → Refuse, exit 2', { timeout: TIMEOUT }, 
 
 for (const config of ['{"workers":0}', '{"noSuchOption":1}', '{"workers":"two"}', '[]', 'not json']) {
   test(`bad configuration ${config} → Refuse, exit 2`, { timeout: TIMEOUT }, withEngine(async ({ start }) => {
-    await assertRefused(start, enc.hello(3, 3, config));
+    await assertRefused(start, enc.hello(VERSION, VERSION, config));
   }));
 }
 
@@ -339,7 +343,7 @@ test('Execute → Result status 0 with result_json, no error, no logs and stats'
 
 test('a failed run: error with error_kind 1 (program); a broken bound: kind 4 with its name', { timeout: TIMEOUT }, withEngine(async ({ start }) => {
   const e = start();
-  e.send(enc.hello(3, 3, '{"workers":1,"maxLogLines":1}'));
+  e.send(enc.hello(VERSION, VERSION, '{"workers":1,"maxLogLines":1}'));
   await e.expect('Ready');
   e.send(enc.execute({ runId: 3, code: 'async () => { throw new Error("nope") }', runConfig: '{"resultMode":"json","namespaces":[]}' }));
   const thrown = await result(e, 3);
@@ -558,24 +562,27 @@ test('more runs than workers are queued and all answered', { timeout: TIMEOUT },
   for (const [id, json] of seen) assert.equal(json, String(id));
 }));
 
-test('timeout_ms ends a busy loop with "Execution timed out"', { timeout: TIMEOUT }, withEngine(async ({ ready }) => {
+test('bounds.timeout ends a busy loop with "Execution timed out"', { timeout: TIMEOUT }, withEngine(async ({ ready }) => {
   const e = await ready();
   const started = Date.now();
-  e.send(enc.execute({ runId: 21, timeoutMs: 200, code: 'async () => { while (true) {} }' }));
+  e.send(enc.execute({ runId: 21, bounds: { timeout: 200 }, code: 'async () => { while (true) {} }' }));
   const r = await result(e, 21, 5000);
   assert.equal(r.status, 0);
   assert.equal(r.error, 'Execution timed out');
   assert.ok(Date.now() - started < 5000);
 }));
 
-test('memory_mb out of range → status 1 ERR_INVALID_ARGUMENT', { timeout: TIMEOUT }, withEngine(async ({ ready }) => {
+test('bounds.memoryLimitMb out of range, or a name that is not a per-run bound → status 1 ERR_INVALID_ARGUMENT', { timeout: TIMEOUT }, withEngine(async ({ ready }) => {
   const e = await ready();
-  e.send(enc.execute({ runId: 22, memoryMb: 1, code: 'async () => 1' }));
-  const r = await result(e, 22);
-  assert.equal(r.status, 1);
-  assert.equal(r.code, 'ERR_INVALID_ARGUMENT');
-  assert.equal(typeof r.message, 'string');
-  assertStats(r.stats, 2);
+  const cases = [[22, { memoryLimitMb: 1 }, /memoryLimitMb/], [23, { workers: 2 }, /workers is not a per-run bound/], [24, { nope: 1 }, /nope/]];
+  for (const [runId, bounds, message] of cases) {
+    e.send(enc.execute({ runId, bounds, code: 'async () => 1' }));
+    const r = await result(e, runId);
+    assert.equal(r.status, 1);
+    assert.equal(r.code, 'ERR_INVALID_ARGUMENT');
+    assert.match(r.message, message);
+    assertStats(r.stats, 2);
+  }
 }));
 
 // ---------------------------------------------------------------------------------------------
@@ -590,7 +597,7 @@ test('retained isolates: handle_id, HandleExecute in the same global scope, Hand
   assert.notEqual(r.handleId, 0n);
   const handle = r.handleId;
 
-  e.send(enc.handleExecute(handle, 32, 0, 'async () => ++globalThis.n'));
+  e.send(enc.handleExecute(handle, 32, {}, 'async () => ++globalThis.n'));
   const r2 = await result(e, 32);
   assert.equal(r2.status, 0);
   assert.equal(r2.resultJson, '2');
@@ -601,7 +608,7 @@ test('retained isolates: handle_id, HandleExecute in the same global scope, Hand
   assert.equal(closed.handleId, handle);
   assert.equal(typeof closed.reason, 'string');
 
-  e.send(enc.handleExecute(handle, 33, 0, 'async () => ++globalThis.n'));
+  e.send(enc.handleExecute(handle, 33, {}, 'async () => ++globalThis.n'));
   const r3 = await result(e, 33);
   assert.equal(r3.status, 1);
   assert.equal(r3.code, 'ERR_HANDLE_CLOSED');
@@ -609,7 +616,7 @@ test('retained isolates: handle_id, HandleExecute in the same global scope, Hand
 
 test('HandleExecute on a handle that never existed → ERR_HANDLE_CLOSED', { timeout: TIMEOUT }, withEngine(async ({ ready }) => {
   const e = await ready();
-  e.send(enc.handleExecute(424242, 34, 0, 'async () => 1'));
+  e.send(enc.handleExecute(424242, 34, {}, 'async () => 1'));
   const r = await result(e, 34);
   assert.equal(r.status, 1);
   assert.equal(r.code, 'ERR_HANDLE_CLOSED');
@@ -686,7 +693,7 @@ const protocolErrors = {
   'a short body': frame(T.Ping, Buffer.from([1, 0, 0])),
   'a presence flag other than 0/1': frame(T.Execute, new Writer().u64(1).f64(0).u32(0).u8(0).u8(2).str('async () => 1').str(RC()).body()),
   'invalid UTF-8 in a str': frame(T.Execute, new Writer().u64(1).f64(0).u32(0).u8(0).u8(0).u8(0).u8(0).u32(2).raw([0xc3, 0x28]).str(RC()).body()),
-  'a second Hello': enc.hello(3, 3, '{"workers":2}'),
+  'a second Hello': enc.hello(VERSION, VERSION, '{"workers":2}'),
 };
 
 for (const [name, bytes] of Object.entries(protocolErrors)) {
@@ -709,7 +716,7 @@ test('before Hello a frame of exactly 1 MiB is accepted', { timeout: TIMEOUT }, 
   const config = '{"workers":2}';
   // length = type(1) + min(2) + max(2) + str length(4) + config bytes
   const padded = config + ' '.repeat(1024 * 1024 - 9 - config.length);
-  const hello = enc.hello(3, 3, padded);
+  const hello = enc.hello(VERSION, VERSION, padded);
   assert.equal(hello.readUInt32LE(0), 1024 * 1024);
   e.send(hello);
   const r = await e.expect('Ready');
@@ -720,7 +727,7 @@ test('before Hello a frame of 1 MiB + 1 → exit 3', { timeout: TIMEOUT }, withE
   const e = start();
   const config = '{"workers":2}';
   const padded = config + ' '.repeat(1024 * 1024 - 9 - config.length + 1);
-  const hello = enc.hello(3, 3, padded);
+  const hello = enc.hello(VERSION, VERSION, padded);
   assert.equal(hello.readUInt32LE(0), 1024 * 1024 + 1);
   e.send(hello);
   assert.deepEqual(await e.exitWithin(), { code: 3, signal: null });
@@ -755,7 +762,7 @@ test('after Hello a frame one byte above the configured maximum → exit 3', { t
 
 test('frames split into single bytes and coalesced are read alike', { timeout: TIMEOUT }, withEngine(async ({ start }) => {
   const e = start();
-  const bytes = Buffer.concat([enc.hello(3, 3, '{"workers":2}'), enc.ping(1), enc.execute({ runId: 1, code: 'async () => "ok"' }), enc.ping(2)]);
+  const bytes = Buffer.concat([enc.hello(VERSION, VERSION, '{"workers":2}'), enc.ping(1), enc.execute({ runId: 1, code: 'async () => "ok"' }), enc.ping(2)]);
   for (let i = 0; i < bytes.length; i++) {
     e.send(bytes.subarray(i, i + 1));
     if (i % 7 === 0) await new Promise((r) => setImmediate(r));

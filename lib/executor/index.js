@@ -7,7 +7,7 @@
 // This file validates options, hands one job per execution to the pool, answers the program's
 // tool calls, and shapes the native report.
 
-const { NativeExecutor, boundTable } = require('../native.js');
+const { NativeExecutor, boundTable, notStartedReport } = require('../native.js');
 const { engineCommand } = require('./engine-command.js');
 const { checkOptionNames } = require('../option-names.js');
 const { messageOf, isPlainObject } = require('../util.js');
@@ -40,6 +40,17 @@ const REQUEST_OPTIONS = ['code', 'params', 'providers', 'dispatch', 'outbound', 
 const HANDLE_OPTIONS = ['params', 'timeout', 'signal', 'onLog', 'onEvent'];
 
 // A bound's value must be a number; whether it is in range is the native layer's call.
+// The per-run bounds a request sets, by name (RUN_BOUNDS, from the native bounds table; the
+// native side checks their ranges): a per-run bound added to that table needs nothing here.
+function runBounds(request) {
+  const bounds = {};
+  for (const name of RUN_BOUNDS) {
+    const value = checkNumber(name, request[name]);
+    if (value !== undefined) bounds[name] = value;
+  }
+  return bounds;
+}
+
 function checkNumber(label, value) {
   if (value === undefined) return undefined;
   if (typeof value !== 'number') {
@@ -362,7 +373,7 @@ class IsolateExecutor {
   // Resolves with the native report. `outbound` (a handler, or null for no network) defaults to
   // the executor's globalOutbound. With `retain`, the report carries a handle id and
   // `onToolCall` is returned with it for the handle's later runs.
-  #run({ code, params, statements, namespaces, resultMode, dispatch, timeout, memoryLimitMb, faultInjection, outbound, retain, signal, onLog, onEvent, executionId, replay, secrets = null, onSecrets }) {
+  #run({ code, params, statements, namespaces, resultMode, dispatch, bounds, faultInjection, outbound, retain, signal, onLog, onEvent, executionId, replay, secrets = null, onSecrets }) {
     this.#checkOpen();
     const handler = outbound === undefined ? this.#outbound : outbound;
     const onToolCall = this.#toolCallback(dispatch, handler, mergeSecrets(this.#secrets, secrets), onSecrets);
@@ -384,8 +395,8 @@ class IsolateExecutor {
       // keeps Cloudflare's texts).
       explain: resultMode === 'json',
       runConfigJson: undefined,
-      timeout: checkNumber('timeout', timeout),
-      memoryLimitMb: checkNumber('memoryLimitMb', memoryLimitMb),
+      // The run's own bounds by name (the per-run rows of the bounds table: runBounds()).
+      bounds,
       faultInjection,
       retain: retain === true,
     };
@@ -530,8 +541,7 @@ class IsolateExecutor {
       namespaces,
       resultMode: 'json',
       dispatch: answer,
-      timeout: request.timeout,
-      memoryLimitMb: request.memoryLimitMb,
+      bounds: runBounds(request),
       faultInjection: typeof request.__faultInjection === 'string' ? request.__faultInjection : undefined,
       outbound: request.outbound === undefined ? undefined : checkOutbound(request.outbound, 'request.outbound'),
       secrets: checkSecrets(request.secrets, 'request.secrets'),
@@ -700,19 +710,12 @@ class ExecutionHandle {
   }
 }
 
-// The report of a run refused for its source size before the native layer saw it (a breached
-// bound is the program's outcome, not a fault): the native report of the same breach
-// (NativeReport, src/api/report.rs), key for key and value for value, as
-// __test__/executor/surface.test.js checks: no resultJson, every phase at zero.
-const PHASES = ['queue', 'isolate', 'compile', 'run', 'toolWait'];
+// The report of a run refused before it started: a bound (`maxCodeBytes`, a package bound), or
+// an import the host cannot serve (bound null: the program's own error). The native side builds
+// it from the report of a run refused in the runner (`notStartedReport`, src/api/report.rs), so
+// nothing here copies the native report's keys.
 function notStarted(error, bound = 'maxCodeBytes') {
-  return {
-    logs: [], queuedMs: 0, runMs: 0, totalMs: 0, toolCalls: 0, heapUsedBytes: 0,
-    phases: PHASES.map((name) => ({ name, durationMs: 0 })), cpuMs: 0, codeCacheHit: false,
-    // A run refused before it started: a bound (`maxCodeBytes`, a package bound), or an import
-    // the host cannot serve (bound null: the program's own error).
-    error, errorKind: bound === null ? 'program' : 'bound', errorBound: bound,
-  };
+  return notStartedReport(error, bound ?? undefined);
 }
 
 // The report of a run refused for its source size, told to its observer (queued, then ended).
@@ -742,6 +745,7 @@ function shapeNativeReport(report) {
   return out;
 }
 
-// REQUEST_OPTIONS and notStarted copy native tables (the per-run bounds, NativeReport):
-// exported for __test__/executor/surface.test.js, which pins them; lib/index.js exports neither.
+// REQUEST_OPTIONS (the per-run bounds) and notStarted (a refused run's report) come from the
+// native side: exported for __test__/executor/surface.test.js, which checks them against it;
+// lib/index.js exports neither.
 module.exports = { IsolateExecutor, ExecutionHandle, REQUEST_OPTIONS, notStarted };

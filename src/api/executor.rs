@@ -44,8 +44,9 @@ pub struct NativeRequest {
     /// JSON of the run configuration (namespaces, preludes, result encoding), built and
     /// validated by the wrapper.
     pub run_config_json: String,
-    pub timeout: Option<f64>,
-    pub memory_limit_mb: Option<f64>,
+    /// The run's own bounds by option name (`timeout`, `memoryLimitMb`: the per-run rows of
+    /// the bounds table), checked by `Overrides::parse`.
+    pub bounds: Option<HashMap<String, f64>>,
     /// Test hook, honoured only when the fault-injection variable is set.
     pub fault_injection: Option<String>,
     /// Keep the isolate after the run and answer with a handle id.
@@ -167,8 +168,14 @@ impl NativeExecutor {
         on_tool_call: Function<'env, ToolCallArgs, ()>,
         on_log: Option<Function<'env, LogArgs, ()>>,
     ) -> Result<Object<'env>, ErrorCode> {
-        let overrides =
-            Overrides::parse(request.timeout, request.memory_limit_mb).map_err(thrown)?;
+        let overrides = Overrides::parse(
+            request
+                .bounds
+                .iter()
+                .flatten()
+                .map(|(name, value)| (name.as_str(), *value)),
+        )
+        .map_err(thrown)?;
         let test_hook = request
             .fault_injection
             .filter(|_| self.test_hooks)
@@ -207,7 +214,8 @@ impl NativeExecutor {
                 explain: true,
             },
         };
-        let overrides = Overrides::parse(request.timeout, None).map_err(thrown)?;
+        let timeout = request.timeout.map(|ms| ("timeout", ms));
+        let overrides = Overrides::parse(timeout).map_err(thrown)?;
         self.submit(env, kind, overrides, None, on_tool_call, on_log)
     }
 

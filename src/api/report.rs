@@ -1,6 +1,6 @@
 //! Outcomes and counters as JS values.
 
-use crate::run::{Outcome, Stats};
+use crate::run::{ErrorKind, Outcome, Report, RunError, Stats};
 use napi_derive::napi;
 use std::time::Duration;
 
@@ -114,6 +114,19 @@ pub fn native_report(outcome: Outcome) -> NativeReport {
             handle_id: None,
         },
     }
+}
+
+/// The report of a run the JS layer refused before it reached the runner: `bound` names the
+/// bound it broke (`maxCodeBytes`, a package bound); without one, the program's own error (an
+/// import the host cannot serve). Built by `native_report` from `Report::not_started`, as a
+/// run refused in the runner is, so its keys and zeros are the native report's own.
+#[napi]
+pub fn not_started_report(error: String, bound: Option<String>) -> NativeReport {
+    let error = match bound {
+        Some(bound) => RunError::bound(&bound, error),
+        None => RunError::new(ErrorKind::Program, error),
+    };
+    native_report(Ok(Report::not_started(error, Duration::ZERO)))
 }
 
 /// The runner's counters as `executor.stats()` shows them.

@@ -33,11 +33,9 @@ pub(super) fn hold_retained(
                 break "the executor was disposed"
             }
         };
-        // The isolate's own limits, with this run's timeout: its memory is fixed already.
-        let mut limits = sandbox.limits().clone();
-        if let Some(timeout) = job.request.overrides.timeout {
-            limits.timeout = timeout;
-        }
+        // The isolate's own limits, with this run's (a handle's run sets only its timeout: the
+        // isolate's memory was fixed when it was made).
+        let limits = job.request.overrides.apply(sandbox.limits());
         let claimed = Arc::new(AtomicBool::new(false));
         shared.counters.busy.fetch_add(1, Ordering::Relaxed);
         let forget = {

@@ -19,10 +19,11 @@ use wire::{DecodeError, Decoded, Reader, Writer};
 /// The protocol versions this build speaks. A host offers a range in `Hello`; the engine picks
 /// the highest version both speak or refuses. Version 2 added the error's kind and bound to
 /// `Result`; version 3 the program's reading and params to `Execute` and `HandleExecute`, live
-/// log lines (`Log`), and the run's metrics to `Result`. Older versions are no longer spoken:
-/// host and engine are always the same build.
-pub const PROTOCOL_VERSION: u16 = 3;
-pub const MIN_PROTOCOL_VERSION: u16 = 3;
+/// log lines (`Log`), and the run's metrics to `Result`; version 4 the per-run bounds by name
+/// (`bounds`) where `Execute` had `timeout_ms` and `memory_mb` and `HandleExecute`
+/// `timeout_ms`. Older versions are no longer spoken: host and engine are always the same build.
+pub const PROTOCOL_VERSION: u16 = 4;
+pub const MIN_PROTOCOL_VERSION: u16 = 4;
 
 /// Frames larger than this are refused before any allocation, whatever the limits say.
 pub const HARD_MAX_FRAME_BYTES: usize = 1 << 30;
@@ -62,6 +63,24 @@ fn read_program(r: &mut Reader) -> Decoded<ProgramInput> {
         statements: flags & PROGRAM_STATEMENTS != 0,
         explain: flags & PROGRAM_EXPLAIN != 0,
     })
+}
+
+/// A run's bounds by name: a count, then each name and value (at most 255: the table has far
+/// fewer per-run rows, and a host sends each name once).
+fn write_bounds(w: &mut Writer, bounds: &[(String, f64)]) {
+    w.u8(bounds.len().min(usize::from(u8::MAX)) as u8);
+    for (name, value) in bounds.iter().take(usize::from(u8::MAX)) {
+        w.str(name).f64(*value);
+    }
+}
+
+fn read_bounds(r: &mut Reader) -> Decoded<Vec<(String, f64)>> {
+    let count = r.u8()?;
+    (0..count).map(|_| Ok((r.str()?, r.f64()?))).collect()
+}
+
+fn bounds_hint(bounds: &[(String, f64)]) -> usize {
+    bounds.iter().map(|(name, _)| 12 + name.len()).sum()
 }
 
 fn program_hint(program: &ProgramInput) -> usize {
@@ -111,10 +130,8 @@ pub enum HostMessage {
     },
     Execute {
         run_id: u64,
-        /// Milliseconds; 0 means the executor's default.
-        timeout_ms: f64,
-        /// MiB; 0 means the executor's default.
-        memory_mb: u32,
+        /// The run's own bounds by option name (`run::Overrides`); none keeps the executor's.
+        bounds: Vec<(String, f64)>,
         flags: u8,
         fault_injection: Option<String>,
         program: ProgramInput,
@@ -142,7 +159,7 @@ pub enum HostMessage {
     HandleExecute {
         handle_id: u64,
         run_id: u64,
-        timeout_ms: f64,
+        bounds: Vec<(String, f64)>,
         flags: u8,
         program: ProgramInput,
     },
@@ -271,21 +288,18 @@ impl HostMessage {
             }),
             HostMessage::Execute {
                 run_id,
-                timeout_ms,
-                memory_mb,
+                bounds,
                 flags,
                 fault_injection,
                 program,
                 run_config_json,
             } => frame(
                 EXECUTE,
-                40 + program_hint(program) + run_config_json.len(),
+                40 + bounds_hint(bounds) + program_hint(program) + run_config_json.len(),
                 |w| {
-                    w.u64(*run_id)
-                        .f64(*timeout_ms)
-                        .u32(*memory_mb)
-                        .u8(*flags)
-                        .opt_str(fault_injection.as_deref());
+                    w.u64(*run_id);
+                    write_bounds(w, bounds);
+                    w.u8(*flags).opt_str(fault_injection.as_deref());
                     write_program(w, program);
                     w.str(run_config_json);
                 },
@@ -313,13 +327,19 @@ impl HostMessage {
             HostMessage::HandleExecute {
                 handle_id,
                 run_id,
-                timeout_ms,
+                bounds,
                 flags,
                 program,
-            } => frame(HANDLE_EXECUTE, 28 + program_hint(program), |w| {
-                w.u64(*handle_id).u64(*run_id).f64(*timeout_ms).u8(*flags);
-                write_program(w, program);
-            }),
+            } => frame(
+                HANDLE_EXECUTE,
+                24 + bounds_hint(bounds) + program_hint(program),
+                |w| {
+                    w.u64(*handle_id).u64(*run_id);
+                    write_bounds(w, bounds);
+                    w.u8(*flags);
+                    write_program(w, program);
+                },
+            ),
             HostMessage::HandleDispose { handle_id } => frame(HANDLE_DISPOSE, 8, |w| {
                 w.u64(*handle_id);
             }),
@@ -338,8 +358,7 @@ impl HostMessage {
             },
             EXECUTE => HostMessage::Execute {
                 run_id: r.u64()?,
-                timeout_ms: r.f64()?,
-                memory_mb: r.u32()?,
+                bounds: read_bounds(&mut r)?,
                 flags: r.u8()?,
                 fault_injection: r.opt_str()?,
                 program: read_program(&mut r)?,
@@ -360,7 +379,7 @@ impl HostMessage {
             HANDLE_EXECUTE => HostMessage::HandleExecute {
                 handle_id: r.u64()?,
                 run_id: r.u64()?,
-                timeout_ms: r.f64()?,
+                bounds: read_bounds(&mut r)?,
                 flags: r.u8()?,
                 program: read_program(&mut r)?,
             },
@@ -782,8 +801,7 @@ mod tests {
         });
         roundtrip_host(HostMessage::Execute {
             run_id: u64::MAX,
-            timeout_ms: 12.5,
-            memory_mb: 64,
+            bounds: vec![("timeout".into(), 12.5), ("memoryLimitMb".into(), 64.0)],
             flags: FLAG_RETAIN,
             fault_injection: Some("panic".into()),
             program: ProgramInput {
@@ -815,7 +833,7 @@ mod tests {
         roundtrip_host(HostMessage::HandleExecute {
             handle_id: 4,
             run_id: 5,
-            timeout_ms: 0.0,
+            bounds: vec![],
             flags: FLAG_LIVE_LOGS,
             program: ProgramInput {
                 statements: true,

@@ -165,8 +165,7 @@ impl Engine {
             HostMessage::Hello { .. } => return Some(Stop::ProtocolError),
             HostMessage::Execute {
                 run_id,
-                timeout_ms,
-                memory_mb,
+                bounds,
                 flags,
                 fault_injection,
                 program,
@@ -185,20 +184,20 @@ impl Engine {
                     run_id,
                     kind,
                     flags & FLAG_LIVE_LOGS != 0,
-                    Overrides::from_wire(timeout_ms, memory_mb),
+                    overrides_of(&bounds),
                     test_hook,
                 );
             }
             HostMessage::HandleExecute {
                 handle_id,
                 run_id,
-                timeout_ms,
+                bounds,
                 flags,
                 program,
             } => {
                 let kind = RunKind::Handle { handle_id, program };
                 let live_logs = flags & FLAG_LIVE_LOGS != 0;
-                let overrides = Overrides::from_wire(timeout_ms, 0);
+                let overrides = overrides_of(&bounds);
                 self.submit(run_id, kind, live_logs, overrides, None);
             }
             HostMessage::Reply {
@@ -343,4 +342,10 @@ pub fn serve_stdio() -> ! {
         TestHook::enabled(),
     );
     crate::os::exit_now(code)
+}
+
+/// A run's bounds as the host sent them, checked as the napi layer checks them (a conforming
+/// host sends only what it checked; anything else fails that run with the reason).
+fn overrides_of(bounds: &[(String, f64)]) -> Result<Overrides, crate::error::Fault> {
+    Overrides::parse(bounds.iter().map(|(name, value)| (name.as_str(), *value)))
 }

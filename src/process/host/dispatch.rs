@@ -4,7 +4,7 @@
 use super::{Engine, EngineInput, Host, InFlight, State, DEADLINE_MARGIN};
 use crate::error::Fault;
 use crate::protocol::{HostMessage, FLAG_LIVE_LOGS, FLAG_RETAIN};
-use crate::run::{RunKind, RunRequest};
+use crate::run::{Overrides, RunKind, RunRequest};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -32,7 +32,7 @@ pub(super) fn register(
         completion,
         enqueued_at,
     } = request;
-    let timeout = overrides.timeout.unwrap_or(limits.timeout);
+    let timeout = overrides.apply(limits).timeout;
     let give_up_at = Instant::now()
         + timeout
         + limits.termination_grace
@@ -48,8 +48,7 @@ pub(super) fn register(
             retain,
         } => HostMessage::Execute {
             run_id,
-            timeout_ms: overrides.timeout_ms(),
-            memory_mb: overrides.memory_mb_wire(),
+            bounds: wire_bounds(&overrides),
             flags: live_logs | if retain { FLAG_RETAIN } else { 0 },
             fault_injection: test_hook.map(|hook| hook.as_str().to_string()),
             program,
@@ -58,7 +57,7 @@ pub(super) fn register(
         RunKind::Handle { handle_id, program } => HostMessage::HandleExecute {
             handle_id,
             run_id,
-            timeout_ms: overrides.timeout_ms(),
+            bounds: wire_bounds(&overrides),
             flags: live_logs,
             program,
         },
@@ -165,4 +164,12 @@ pub(super) fn write_all(frames: Vec<(Arc<EngineInput>, Vec<u8>)>) {
     for (stdin, frame) in frames {
         stdin.send(&frame);
     }
+}
+
+/// The run's own bounds as the engine reads them (`Overrides::parse` on its side).
+fn wire_bounds(overrides: &Overrides) -> Vec<(String, f64)> {
+    overrides
+        .values()
+        .map(|(name, value)| (name.to_string(), value))
+        .collect()
 }
