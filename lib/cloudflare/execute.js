@@ -9,7 +9,13 @@ const { IDENTIFIER, RESERVED, KEYWORDS, sanitizeToolName } = require('./names.js
 const { invalidArgument } = require('../errors.js');
 const { messageOf } = require('../util.js');
 const { EXECUTION_ID } = require('../events.js');
-const { RUN_SECRETS } = require('../executor/secrets.js');
+
+// The key of a Cloudflare-form execute() option (not in Cloudflare's form) that the durable
+// runtime passes: a function called with the run's RunSecrets (lib/executor/secrets.js) when the
+// run starts, so a pass redacts what a connector returns with the values this run knows before
+// it records it. Declared here, where the option is read, so cloudflare/ needs nothing of
+// executor/ (which builds on it).
+const RUN_SECRETS = Symbol('codemode.runSecrets');
 
 const DEPRECATION = '[@cloudflare/codemode] Passing raw fns to executor.execute() is deprecated. ' +
   'Use ResolvedProvider[] instead. This will be removed in the next major version.';
@@ -150,4 +156,4 @@ function checkModules(modules) {
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-module.exports = { execute, checkModules, DEPRECATION };
+module.exports = { execute, checkModules, DEPRECATION, RUN_SECRETS };

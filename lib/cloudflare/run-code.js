@@ -3,7 +3,7 @@
 // model reads next ("Code execution failed: ..." plus the console output).
 const { normalizeCode, READS_PROGRAMS } = require('./normalize.js');
 const { unwrapProgram } = require('../program-text.js');
-const { RUN_SECRETS } = require('../executor/secrets.js');
+const { RUN_SECRETS } = require('./execute.js');
 
 // `signal` (not in Cloudflare's runCode) is passed on to the executor, which cancels the run
 // when it aborts (an executor that knows no `signal` option ignores it).

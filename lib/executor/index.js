@@ -282,7 +282,7 @@ class IsolateExecutor {
   // text or a promise of it, and the outbound handler (null: no network) for fetch().
   // `secrets` (a Map, or null): the run's secrets (secrets.js), whose values are also redacted
   // from every reply.
-  // `onSecrets` (optional) is told the run's RunSecrets (see RUN_SECRETS in secrets.js).
+  // `onSecrets` (optional) is told the run's RunSecrets (see RUN_SECRETS in lib/cloudflare/execute.js).
   #toolCallback(dispatch, handler, secrets, onSecrets) {
     const native = this.#native;
     const budget = handler === null ? 0 : bodyBudget(this.#maxReplyBytes);

@@ -273,9 +273,4 @@ function decodeLoose(text) {
   }
 }
 
-// The key of a Cloudflare-form execute() option (not in Cloudflare's form) that the durable
-// runtime passes: a function called with the run's RunSecrets when the run starts, so a pass
-// redacts what a connector returns with the values this run knows before it records it.
-const RUN_SECRETS = Symbol('codemode.runSecrets');
-
-module.exports = { checkSecrets, mergeSecrets, hostAllowed, RunSecrets, RUN_SECRETS };
+module.exports = { checkSecrets, mergeSecrets, hostAllowed, RunSecrets };
