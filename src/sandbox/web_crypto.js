@@ -1,7 +1,8 @@
 // Web Crypto beyond digest and random values: CryptoKey and crypto.subtle's importKey, exportKey,
 // generateKey, sign, verify, encrypt and decrypt for HMAC (SHA-1/256/384/512), AES-GCM (128- and
 // 256-bit keys, 96-bit IVs, 128-bit tags), AES-CBC, AES-CTR and AES-KW (128- and 256-bit keys), wrapKey and unwrapKey, ECDSA verification (P-256 with SHA-256, P-384 with
-// SHA-384) and Ed25519 verification; deriveBits and deriveKey with PBKDF2 (bounded: see
+// SHA-384), Ed25519 verification and RSA verification (RSASSA-PKCS1-v1_5, RSA-PSS; public keys of
+// 2048 to 8192 bits); deriveBits and deriveKey with PBKDF2 (bounded: see
 // MAX_PBKDF2_WORK in src/limits.rs) and HKDF. The cryptography is native (ring, web_natives.rs); this file
 // normalizes algorithms, checks usages and formats keys, with the Web Crypto standard's errors.
 // Not in the snapshot: web.js has natives.loadScript compile it on first use and calls the
@@ -45,14 +46,15 @@
 
   // ---- Algorithm normalization ------------------------------------------------------------------
   const AES = ['AES-GCM', 'AES-CBC', 'AES-CTR'];
-  const NAMES = ['HMAC', ...AES, 'AES-KW', 'ECDSA', 'Ed25519', 'PBKDF2', 'HKDF'];
+  const RSA = ['RSASSA-PKCS1-v1_5', 'RSA-PSS'];
+  const NAMES = ['HMAC', ...AES, 'AES-KW', 'ECDSA', 'Ed25519', ...RSA, 'PBKDF2', 'HKDF'];
   const HASHES = ['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512'];
   const KNOWN = ['RSASSA-PKCS1-v1_5', 'RSA-PSS', 'RSA-OAEP', 'ECDH', 'X25519', 'AES-CTR', 'AES-CBC', 'AES-KW',
     'HKDF', 'PBKDF2', 'SHA-1', 'SHA-256', 'SHA-384', 'SHA-512', ...NAMES];
   // The algorithms each operation knows (Web Crypto's registry, restricted to those above): any
   // other name is a NotSupportedError for that operation.
   const OPERATIONS = {
-    sign: ['HMAC', 'ECDSA', 'Ed25519'], verify: ['HMAC', 'ECDSA', 'Ed25519'], importKey: NAMES,
+    sign: ['HMAC', 'ECDSA', 'Ed25519'], verify: ['HMAC', 'ECDSA', 'Ed25519', ...RSA], importKey: NAMES,
     generateKey: ['HMAC', ...AES, 'AES-KW', 'ECDSA', 'Ed25519'], encrypt: AES, decrypt: AES,
     wrapKey: ['AES-KW'], unwrapKey: ['AES-KW'],
     deriveBits: ['PBKDF2', 'HKDF'], deriveKey: ['PBKDF2', 'HKDF'],
@@ -249,6 +251,101 @@
     return makeKey('public', extractable, { name: 'Ed25519' }, allowed, bytes);
   }
 
+  // ---- RSA public keys: as much DER as they need ------------------------------------------------
+  // A key's material is its RSAPublicKey (PKCS #1: SEQUENCE { n INTEGER, e INTEGER }), what the
+  // native verifier reads; SPKI wraps it with the rsaEncryption algorithm identifier.
+  const RSA_SPKI_ALGORITHM = '300d06092a864886f70d0101010500';
+  const HASH_BYTES = { 'SHA-1': 20, 'SHA-256': 32, 'SHA-384': 48, 'SHA-512': 64 };
+  // One DER element with `tag` at `at`: its contents and where it ends.
+  function derRead(bytes, at, tag, what) {
+    if (at + 2 > bytes.length || bytes[at] !== tag) throw dataError(`${what} is not DER`);
+    let length = bytes[at + 1];
+    let start = at + 2;
+    if (length & 0x80) {
+      const count = length & 0x7f;
+      if (count === 0 || count > 3 || start + count > bytes.length) throw dataError(`${what} is not DER`);
+      length = 0;
+      for (let i = 0; i < count; i++) length = length * 256 + bytes[start + i];
+      start += count;
+    }
+    if (start + length > bytes.length) throw dataError(`${what} is not DER`);
+    return { value: bytes.subarray(start, start + length), end: start + length };
+  }
+  function derWrite(tag, content) {
+    const n = content.length;
+    const head = n < 0x80 ? [tag, n] : n < 0x100 ? [tag, 0x81, n] : n < 0x10000 ? [tag, 0x82, n >> 8, n & 0xff] : [tag, 0x83, n >> 16, (n >> 8) & 0xff, n & 0xff];
+    return concat(new Uint8ArrayCtor(head), content);
+  }
+  // An unsigned big-endian integer without its leading zero bytes.
+  function unsigned(bytes) {
+    let i = 0;
+    while (i < bytes.length - 1 && bytes[i] === 0) i++;
+    return bytes.slice(i);
+  }
+  function derInteger(value) {
+    return derWrite(0x02, value[0] & 0x80 ? concat(new Uint8ArrayCtor([0]), value) : value);
+  }
+  function rsaPublicKey(der) {
+    const key = derRead(der, 0, 0x30, 'The RSA public key');
+    if (key.end !== der.length) throw dataError('The RSA public key is not DER');
+    const n = derRead(key.value, 0, 0x02, 'The RSA modulus');
+    const e = derRead(key.value, n.end, 0x02, 'The RSA exponent');
+    if (e.end !== key.value.length || n.value[0] & 0x80 || e.value[0] & 0x80) throw dataError('The RSA public key is not DER');
+    return { n: unsigned(n.value), e: unsigned(e.value) };
+  }
+  function bitLength(bytes) {
+    let top = bytes[0];
+    let bits = 0;
+    while (top > 0) { bits++; top >>= 1; }
+    return (bytes.length - 1) * 8 + bits;
+  }
+  // The JWK `alg` of an RSA key: RS256, PS384, ...
+  const rsaAlg = (name, hash) => (name === 'RSA-PSS' ? 'PS' : 'RS') + (hash === 'SHA-1' ? '1' : hash.slice(4));
+  function importRsa(name, format, keyData, dict, extractable, usages) {
+    const hash = normalizeHash(dict.hash);
+    let n;
+    let e;
+    if (format === 'spki') {
+      const der = copyBytes(keyData, 'keyData');
+      const spki = derRead(der, 0, 0x30, 'The SPKI');
+      const prefix = hexBytes(RSA_SPKI_ALGORITHM);
+      if (spki.end !== der.length || !equalBytes(spki.value.subarray(0, prefix.length), prefix)) throw dataError('The SPKI is not an RSA public key');
+      const bits = derRead(spki.value, prefix.length, 0x03, 'The SPKI');
+      if (bits.end !== spki.value.length || bits.value[0] !== 0) throw dataError('The SPKI is not DER');
+      ({ n, e } = rsaPublicKey(bits.value.subarray(1)));
+    } else if (format === 'jwk') {
+      const jwk = jwkObject(keyData);
+      if (jwk.d !== undefined) throw notSupported('RSA private keys');
+      checkJwkCommon(jwk, 'RSA', usages, extractable);
+      if (jwk.alg !== undefined && jwk.alg !== rsaAlg(name, hash)) throw dataError(`The JWK alg '${jwk.alg}' does not match ${name} with ${hash}`);
+      n = unsigned(fromBase64url(jwk.n, 'The JWK n'));
+      e = unsigned(fromBase64url(jwk.e, 'The JWK e'));
+      if (n.length === 0 || e.length === 0) throw dataError('The JWK n and e cannot be empty');
+    } else throw notSupported(`Format '${format}' for ${name} keys (public keys only)`);
+    const modulusLength = bitLength(n);
+    // The native verifier's range (and a bound on the CPU one verification takes).
+    if (modulusLength < 2048 || modulusLength > 8192) throw notSupported(`An RSA key of ${modulusLength} bits (2048 to 8192 are)`);
+    const allowed = checkUsages(usages, ['verify']);
+    const material = derWrite(0x30, concat(derInteger(n), derInteger(e)));
+    return makeKey('public', extractable, { name, modulusLength, publicExponent: e, hash: freeze({ name: hash }) }, allowed, material);
+  }
+  function exportRsa(format, algorithm, material, jwkBase) {
+    if (format === 'spki') return derWrite(0x30, concat(hexBytes(RSA_SPKI_ALGORITHM), derWrite(0x03, concat(new Uint8ArrayCtor([0]), material)))).buffer;
+    if (format === 'jwk') {
+      const { n, e } = rsaPublicKey(material);
+      return jwkBase({ kty: 'RSA', n: base64url(n), e: base64url(e), alg: rsaAlg(algorithm.name, algorithm.hash.name) });
+    }
+    return undefined;
+  }
+  // The native verifier's name for RSA with this key and the call's parameters.
+  function rsaVerifier(name, hash, dict) {
+    if (name === 'RSASSA-PKCS1-v1_5') return `RSA-PKCS1-${hash.replace('-', '')}`;
+    if (dict.saltLength === undefined) throw new TypeErrorCtor("RSA-PSS's saltLength is required");
+    const saltLength = NumberCtor(dict.saltLength);
+    if (hash === 'SHA-1' || saltLength !== HASH_BYTES[hash]) throw notSupported(`RSA-PSS with ${hash} and a ${saltLength}-byte salt (SHA-256, SHA-384 or SHA-512 with a salt of the hash's length are)`);
+    return `RSA-PSS-${hash.replace('-', '')}`;
+  }
+
   // A PBKDF2 or HKDF key: raw secret bytes, never extractable, for deriving only.
   function importKdf(name, format, keyData, extractable, usages) {
     if (format !== 'raw') throw notSupported(`Format '${format}' for ${name} keys`);
@@ -342,6 +439,12 @@
         if (format === 'spki') return concat(hexBytes(ED25519_SPKI), material).buffer;
         if (format === 'jwk') return jwkBase({ kty: 'OKP', crv: 'Ed25519', x: base64url(material), alg: 'Ed25519' });
         break;
+      case 'RSASSA-PKCS1-v1_5':
+      case 'RSA-PSS': {
+        const exported = exportRsa(format, algorithm, material, jwkBase);
+        if (exported !== undefined) return exported;
+        break;
+      }
       default:
         break;
     }
@@ -367,6 +470,8 @@
         case 'AES-CTR':
         case 'AES-KW': return importAes(name, fmt, keyData, Boolean(extractable), keyUsages);
         case 'ECDSA': return importEcdsa(fmt, keyData, dict, Boolean(extractable), keyUsages);
+        case 'RSASSA-PKCS1-v1_5':
+        case 'RSA-PSS': return importRsa(name, fmt, keyData, dict, Boolean(extractable), keyUsages);
         case 'PBKDF2':
         case 'HKDF': return importKdf(name, fmt, keyData, Boolean(extractable), keyUsages);
         default: return importEd25519(fmt, keyData, Boolean(extractable), keyUsages);
@@ -420,6 +525,7 @@
         return verify(`ECDSA-${parts.algorithm.namedCurve.replace('-', '')}-${hash.replace('-', '')}`, parts.material, bytes, sig);
       }
       if (name === 'Ed25519') return verify('Ed25519', parts.material, bytes, sig);
+      if (RSA.includes(name)) return verify(rsaVerifier(name, parts.algorithm.hash.name, dict), parts.material, bytes, sig);
       throw notSupported(`Verifying with ${name}`);
     },
     async encrypt(algorithm, key, data) {

@@ -347,7 +347,8 @@ pub(crate) fn aes_gcm(
 }
 
 /// Verifies a signature with a public key: `ECDSA-P256-SHA256` and `ECDSA-P384-SHA384` take an
-/// uncompressed point and a fixed-size (r ‖ s) signature, `Ed25519` a 32-byte key.
+/// uncompressed point and a fixed-size (r ‖ s) signature, `Ed25519` a 32-byte key, `RSA-PKCS1-*`
+/// and `RSA-PSS-*` an RSAPublicKey in DER.
 pub(crate) fn signature_verify(
     algorithm: &str,
     public_key: &[u8],
@@ -359,6 +360,15 @@ pub(crate) fn signature_verify(
         "ECDSA-P256-SHA256" => &signature::ECDSA_P256_SHA256_FIXED,
         "ECDSA-P384-SHA384" => &signature::ECDSA_P384_SHA384_FIXED,
         "Ed25519" => &signature::ED25519,
+        // RSA: an RSAPublicKey (PKCS #1 DER) of 2048 to 8192 bits (the JS side refuses others
+        // at import); PSS with a salt of the hash's length, the one ring verifies.
+        "RSA-PKCS1-SHA1" => &signature::RSA_PKCS1_2048_8192_SHA1_FOR_LEGACY_USE_ONLY,
+        "RSA-PKCS1-SHA256" => &signature::RSA_PKCS1_2048_8192_SHA256,
+        "RSA-PKCS1-SHA384" => &signature::RSA_PKCS1_2048_8192_SHA384,
+        "RSA-PKCS1-SHA512" => &signature::RSA_PKCS1_2048_8192_SHA512,
+        "RSA-PSS-SHA256" => &signature::RSA_PSS_2048_8192_SHA256,
+        "RSA-PSS-SHA384" => &signature::RSA_PSS_2048_8192_SHA384,
+        "RSA-PSS-SHA512" => &signature::RSA_PSS_2048_8192_SHA512,
         _ => return false,
     };
     signature::UnparsedPublicKey::new(algorithm, public_key)
