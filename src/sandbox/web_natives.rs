@@ -37,7 +37,7 @@ fn components(url: &url::Url) -> [String; 11] {
     use url::quirks;
     [
         quirks::href(url).to_string(),
-        quirks::origin(url),
+        origin(url),
         quirks::protocol(url).to_string(),
         quirks::username(url).to_string(),
         quirks::password(url).to_string(),
@@ -50,11 +50,51 @@ fn components(url: &url::Url) -> [String; 11] {
     ]
 }
 
+/// A URL's origin. A `blob:` URL has its inner URL's only when that is `http:` or `https:` (the
+/// URL standard's rule; the url crate also takes others, `blob:` ones included): else "null".
+fn origin(url: &url::Url) -> String {
+    if url.scheme() == "blob" {
+        return match url::Url::parse(url.path()) {
+            Ok(inner) if matches!(inner.scheme(), "http" | "https") => {
+                inner.origin().ascii_serialization()
+            }
+            _ => "null".to_string(),
+        };
+    }
+    url::quirks::origin(url)
+}
+
 fn parse(input: &str, base: Option<&str>) -> Option<url::Url> {
     match base {
-        Some(base) => url::Url::parse(base).ok()?.join(input).ok(),
+        Some(base) => {
+            let base = url::Url::parse(base).ok()?;
+            base.join(&special_authority_slashes(&base, input)).ok()
+        }
         None => url::Url::parse(input).ok(),
     }
+}
+
+/// Against a special base other than `file:`, a relative input that starts with three or more
+/// slashes (`///host/path`) names a host: the URL standard skips every slash and backslash
+/// before it ("special authority ignore slashes"), as the url crate does for backslashes but not
+/// for `/`. The input is given to it with that run cut to two. Leading and trailing C0 controls
+/// and spaces, and tabs and newlines anywhere, are removed first, as the parser would.
+fn special_authority_slashes<'a>(base: &url::Url, input: &'a str) -> std::borrow::Cow<'a, str> {
+    use std::borrow::Cow;
+    if !matches!(base.scheme(), "http" | "https" | "ws" | "wss" | "ftp") {
+        return Cow::Borrowed(input);
+    }
+    let trimmed = input.trim_matches(|c: char| c <= ' ');
+    let cleaned: Cow<str> = if trimmed.contains(['\t', '\n', '\r']) {
+        Cow::Owned(trimmed.replace(['\t', '\n', '\r'], ""))
+    } else {
+        Cow::Borrowed(trimmed)
+    };
+    let rest = cleaned.trim_start_matches(['/', '\\']);
+    if cleaned.len() - rest.len() < 3 {
+        return Cow::Borrowed(input);
+    }
+    Cow::Owned(format!("//{rest}"))
 }
 
 /// `urlParse(input, base?)` → the 11 components, or null when the input is not a valid URL.
@@ -1185,5 +1225,33 @@ mod tests {
             ]
         );
         assert!(parse("not a url", None).is_none());
+    }
+
+    #[test]
+    fn urls_the_url_crate_reads_otherwise() {
+        let href = |input: &str, base: &str| parse(input, Some(base)).map(|u| u.to_string());
+        // Three or more slashes against a special base name a host.
+        assert_eq!(
+            href("///test", "http://example.org/").as_deref(),
+            Some("http://test/")
+        );
+        assert_eq!(
+            href(" /\t//x/y ", "https://a/").as_deref(),
+            Some("https://x/y")
+        );
+        assert_eq!(href("///", "http://example.org/"), None);
+        // Not against file: or a non-special base.
+        assert_eq!(href("///x", "file:///C:/y").as_deref(), Some("file:///x"));
+        assert_eq!(href("///x", "foo://a/").as_deref(), Some("foo:///x"));
+        assert_eq!(href("//x", "http://a/").as_deref(), Some("http://x/"));
+        // A blob: URL's origin is its inner URL's only for http(s).
+        let origin = |input: &str| components(&parse(input, None).unwrap())[1].clone();
+        assert_eq!(
+            origin("blob:https://a.example:8080/x"),
+            "https://a.example:8080"
+        );
+        assert_eq!(origin("blob:blob:https://a.example/x"), "null");
+        assert_eq!(origin("blob:ftp://a/x"), "null");
+        assert_eq!(origin("blob:file:///x"), "null");
     }
 }

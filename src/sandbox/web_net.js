@@ -623,6 +623,12 @@
     class Headers {
       #map = new Map();
       #immutable = false;
+      // Changes so far, and the sorted-and-combined pairs of the last change iterated: an
+      // iterator reads the pairs as they are at each step (the standard's "value pairs to
+      // iterate over"), so a header appended while iterating is seen, without sorting again at
+      // every step.
+      #version = 0;
+      #sorted = null;
       constructor(init) {
         if (init === undefined) return;
         if (init === null || (typeof init !== 'object' && typeof init !== 'function')) {
@@ -656,11 +662,13 @@
         const list = this.#map.get(key) || [];
         list.push(text);
         this.#map.set(key, list);
+        this.#version++;
       }
       delete(name) {
         const key = checkName(name);
         this.#checkMutable();
         this.#map.delete(key);
+        this.#version++;
       }
       get(name) {
         const list = this.#map.get(checkName(name));
@@ -673,15 +681,26 @@
         const text = normalizeValue(value);
         this.#checkMutable();
         this.#map.set(key, [text]);
+        this.#version++;
       }
       forEach(callback, thisArg) {
         for (const [k, v] of this.entries()) ReflectApply(callback, thisArg, [v, k, this]);
       }
+      #pairs() {
+        if (this.#sorted === null || this.#sorted.version !== this.#version) {
+          const pairs = [];
+          for (const name of [...this.#map.keys()].sort()) {
+            if (name === 'set-cookie') for (const v of this.#map.get(name)) pairs.push([name, v]);
+            else pairs.push([name, this.#map.get(name).join(', ')]);
+          }
+          this.#sorted = { version: this.#version, pairs };
+        }
+        return this.#sorted.pairs;
+      }
       *entries() {
-        const names = [...this.#map.keys()].sort();
-        for (const name of names) {
-          if (name === 'set-cookie') for (const v of this.#map.get(name)) yield [name, v];
-          else yield [name, this.#map.get(name).join(', ')];
+        for (let i = 0; i < this.#pairs().length; i++) {
+          const [name, value] = this.#pairs()[i];
+          yield [name, value];
         }
       }
       *keys() { for (const [k] of this.entries()) yield k; }
