@@ -300,7 +300,7 @@ test('DOMException carries the legacy codes and constants', async () => {
 
 // Issue 40's next-in-line list, where the sandbox read differently from the URL and Fetch
 // standards (Node agrees with the standards here, so the same program runs in both).
-test('URL: three or more slashes against a special base name a host; a blob: URL has an origin only over http(s); Headers iterate live', async () => {
+test('URL: three or more slashes against a special base name a host, file: drive letters and hosts, a path setter that starts with //, blob: origins only over http(s); Headers iterate live', async () => {
   const [sandbox, node] = await inSandbox(`async () => {
     const href = (input, base) => { try { return new URL(input, base).href; } catch (e) { return e.name; } };
     const headers = new Headers([['a', '1'], ['b', '2']]);
@@ -308,7 +308,9 @@ test('URL: three or more slashes against a special base name a host; a blob: URL
     for (const [name] of headers) { seen.push(name); if (name === 'a') { headers.append('c', '3'); headers.delete('b'); } }
     return {
       slashes: [href('///test', 'http://example.org/'), href(' /\\t//x/y ', 'https://a/'), href('////x', 'wss://a/'),
-        href('///', 'http://example.org/'), href('///x', 'file:///C:/y'), href('///x', 'foo://a/')],
+        href('///', 'http://example.org/'), href('///x', 'file:///C:/y'), href('///x', 'foo://a/'),
+      href('file:///C|/x'), href('file://example.net/C:/'), href('/C|\\\\foo', 'file://host/dir/file')],
+      pathname: (() => { const u = new URL('sc:/a'); u.pathname = '//b'; return u.href; })(),
       origins: ['blob:https://a.example:8080/x', 'blob:blob:https://a.example/x', 'blob:ftp://a/x', 'blob:file:///x']
         .map((u) => new URL(u).origin),
       seen,
@@ -316,7 +318,9 @@ test('URL: three or more slashes against a special base name a host; a blob: URL
   }`, { node: true });
   assert.deepEqual(sandbox, node);
   assert.deepEqual(sandbox, {
-    slashes: ['http://test/', 'https://x/y', 'wss://x/', 'TypeError', 'file:///x', 'foo:///x'],
+    slashes: ['http://test/', 'https://x/y', 'wss://x/', 'TypeError', 'file:///x', 'foo:///x',
+      'file:///C:/x', 'file://example.net/C:/', 'file://host/C:/foo'],
+    pathname: 'sc:/.//b',
     origins: ['https://a.example:8080', 'null', 'null', 'null'],
     seen: ['a', 'c'],
   });
