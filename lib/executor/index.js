@@ -39,7 +39,6 @@ const RUN_BOUNDS = BOUNDS.filter((b) => b.scope === 'run' && b.place !== 'derive
 const REQUEST_OPTIONS = ['code', 'params', 'providers', 'dispatch', 'outbound', 'secrets', ...RUN_BOUNDS, 'retainHandles', 'signal', 'onLog', 'onEvent', '__faultInjection'];
 const HANDLE_OPTIONS = ['params', 'timeout', 'signal', 'onLog', 'onEvent'];
 
-// A bound's value must be a number; whether it is in range is the native layer's call.
 // The per-run bounds a request sets, by name (RUN_BOUNDS, from the native bounds table; the
 // native side checks their ranges): a per-run bound added to that table needs nothing here.
 function runBounds(request) {
@@ -51,6 +50,7 @@ function runBounds(request) {
   return bounds;
 }
 
+// A bound's value must be a number; whether it is in range is the native layer's call.
 function checkNumber(label, value) {
   if (value === undefined) return undefined;
   if (typeof value !== 'number') {

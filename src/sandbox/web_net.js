@@ -698,8 +698,10 @@
         return this.#sorted.pairs;
       }
       *entries() {
-        for (let i = 0; i < this.#pairs().length; i++) {
-          const [name, value] = this.#pairs()[i];
+        for (let i = 0; ; i++) {
+          const pairs = this.#pairs();
+          if (i >= pairs.length) return;
+          const [name, value] = pairs[i];
           yield [name, value];
         }
       }
