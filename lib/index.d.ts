@@ -873,6 +873,8 @@ export interface CreateCodemodeRuntimeOptions {
    */
   leaseMs?: number
   /** Opt-in: call `recover()` this often (ms, at least 100); `close()` stops it. */
+  recoverEveryMs?: number
+  /** @deprecated The old name of `recoverEveryMs`: still taken, with a warning once per process. */
   recoverEvery?: number
   /**
    * `"normal"` (default): every committed change survives a crash of the process; a power loss
@@ -1027,7 +1029,7 @@ export interface CodemodeRuntimeHandle {
   markDone(options: CodemodeMarkDoneOptions): Promise<boolean>
   /** Runs again the runs no live process holds (their pass died); one outcome per run taken up. */
   recover(): Promise<ProxyToolOutput[]>
-  /** Stops `recoverEvery`. */
+  /** Stops `recoverEveryMs`. */
   close(): void
   /** `using runtime = createCodemodeRuntime(...)`: `close()` when the scope ends. */
   [Symbol.dispose](): void

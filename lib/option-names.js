@@ -48,4 +48,27 @@ function checkOptionNames(object, known, where, makeError, tolerated = []) {
   }
 }
 
-module.exports = { checkOptionNames, nearestName };
+// Old option names already warned about in this process (one warning per name, not per call).
+const warnedRenames = new Set();
+
+/**
+ * `object` with each old name of `renamed` (`{ old: 'new' }`) moved to its new name, so code
+ * written before a rename keeps working; the first use of an old name in a process emits a
+ * DeprecationWarning (code CODEMODE_RENAMED_OPTION), and giving both names is refused.
+ */
+function withRenamedOptions(object, renamed, where, makeError) {
+  let out = object;
+  for (const [old, current] of Object.entries(renamed)) {
+    if (object === null || typeof object !== 'object' || object[old] === undefined) continue;
+    if (object[current] !== undefined) throw makeError(`${where}: ${old} is the old name of ${current}; give only ${current}`);
+    if (!warnedRenames.has(old)) {
+      warnedRenames.add(old);
+      process.emitWarning(`${where}: the option ${old} is now named ${current}; ${old} still works and will be removed in a later major version`, { type: 'DeprecationWarning', code: 'CODEMODE_RENAMED_OPTION' });
+    }
+    out = { ...out, [current]: object[old] };
+    delete out[old];
+  }
+  return out;
+}
+
+module.exports = { checkOptionNames, nearestName, withRenamedOptions };

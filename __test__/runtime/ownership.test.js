@@ -241,7 +241,7 @@ test('two processes approving the same run at jittered moments: one runs it, the
   }
 });
 
-test('recoverEvery takes up an orphaned run on its own; leaseMs, recoverEvery and durability are validated', async () => {
+test('recoverEveryMs takes up an orphaned run on its own; leaseMs, recoverEveryMs and durability are validated', async () => {
   const f = files();
   // A SQLite file asked for full durability (a PostgreSQL server has its own).
   const durable = KIND === 'sqlite' ? { durability: 'full' } : {};
@@ -252,7 +252,7 @@ test('recoverEvery takes up an orphaned run on its own; leaseMs, recoverEvery an
   const resumed = await store.resume('default', paused.executionId, { owner: 'gone/1/x', until: Date.now() + 60_000 }, paused.pending[0].seq);
   assert.equal(resumed.kind, 'resumed');
   assert.equal(await store.release('default', paused.executionId, 'gone/1/x'), true);
-  const watcher = createCodemodeRuntime({ executor, connectors: [new Bank(f.ledger)], ...f.store, recoverEvery: 100 });
+  const watcher = createCodemodeRuntime({ executor, connectors: [new Bank(f.ledger)], ...f.store, recoverEveryMs: 100 });
   try {
     let status;
     for (let i = 0; i < 100 && status !== 'completed'; i++) {
@@ -266,9 +266,31 @@ test('recoverEvery takes up an orphaned run on its own; leaseMs, recoverEvery an
   }
   for (const [options, pattern] of [
     [{ leaseMs: 5 }, /leaseMs must be an integer between 100 and 3600000 \(got 5\)/],
-    [{ recoverEvery: 1.5 }, /recoverEvery must be an integer of at least 100 ms/],
+    [{ recoverEveryMs: 1.5 }, /recoverEveryMs must be an integer of at least 100 ms/],
+    [{ recoverEvery: 100, recoverEveryMs: 100 }, /recoverEvery is the old name of recoverEveryMs; give only recoverEveryMs/],
     [{ durability: 'fast' }, /durability must be "normal" or "full" \(got "fast"\)/],
   ]) {
     assert.throws(() => createCodemodeRuntime({ executor, connectors: [], path: path.join(f.dir, 'options.db'), ...options }), (e) => e.code === 'ERR_INVALID_ARGUMENT' && pattern.test(e.message));
   }
+});
+
+test("recoverEvery, the option's old name, still works and warns once that it is now recoverEveryMs", async () => {
+  const f = files();
+  const warnings = [];
+  const onWarning = (w) => warnings.push(w);
+  process.on('warning', onWarning);
+  const runtimes = [];
+  try {
+    for (let i = 0; i < 2; i++) {
+      runtimes.push(createCodemodeRuntime({ executor, connectors: [new Bank(f.ledger)], ...f.store, recoverEvery: 60_000 }));
+    }
+    await new Promise((r) => setImmediate(r));
+  } finally {
+    process.off('warning', onWarning);
+    for (const runtime of runtimes) runtime.close();
+  }
+  const renamed = warnings.filter((w) => w.code === 'CODEMODE_RENAMED_OPTION');
+  assert.equal(renamed.length, 1, 'one warning per process, not per runtime');
+  assert.equal(renamed[0].name, 'DeprecationWarning');
+  assert.match(renamed[0].message, /recoverEvery is now named recoverEveryMs/);
 });

@@ -26,7 +26,7 @@ options:
   -h, --help             this text
 
 Approving here records the decision; the application's runtime (which has the connectors)
-runs the approved call when it next recovers runs: runtime.recover(), or recoverEvery.
+runs the approved call when it next recovers runs: runtime.recover(), or recoverEveryMs.
 Rollback needs the connectors too: do it from the application, or mount the console there
 (consoleHandler from @supolka/codemode-executor/console).
 `;

@@ -251,7 +251,7 @@
         run.idempotencyKey ? [el('dt', {}, 'idempotency key'), el('dd', {}, run.idempotencyKey)] : '',
         run.heldBy ? [el('dt', {}, 'held by'), el('dd', {}, run.heldBy)] : ''),
       run.status === 'running' && !run.heldBy
-        ? el('p', { class: 'card', id: 'awaiting-runtime' }, 'No process runs it now (it was approved from a console without connectors, or the process running it stopped): the application\'s runtime takes it up when it next recovers runs (recover(), or recoverEvery).')
+        ? el('p', { class: 'card', id: 'awaiting-runtime' }, 'No process runs it now (it was approved from a console without connectors, or the process running it stopped): the application\'s runtime takes it up when it next recovers runs (recover(), or recoverEveryMs).')
         : '',
       run.pending.length > 0 ? el('section', { id: 'pending' }, el('h2', {}, 'Awaiting a decision'), run.pending.map((p) => pendingCard(p, false))) : '',
       el('section', { id: 'program' }, el('h2', {}, 'Program'), clipped(run.program, `program:${run.id}`, 4000)),

@@ -6,7 +6,7 @@
 //   store's `resume`, the same transition runtime.approve() makes, in one transaction, with
 //   the same `seq` check) and this process gives up its hold on it at once, so the run is
 //   orphaned-running. The application's runtime, which has the connectors, takes it up with
-//   recover() (or `recoverEvery`) and runs its next pass: the approved call runs then;
+//   recover() (or `recoverEveryMs`) and runs its next pass: the approved call runs then;
 // - reject ends the run `rejected` (no connector is needed for that);
 // - rollback is refused: it calls the connectors' revert, which only the application has.
 
@@ -74,7 +74,7 @@ function storeSource(store, name, schema) {
       return {
         status: 'approved',
         executionId: id,
-        note: 'Approval recorded. This console has no connectors: the application\'s runtime runs the approved call when it next recovers runs (recover(), or recoverEvery).',
+        note: 'Approval recorded. This console has no connectors: the application\'s runtime runs the approved call when it next recovers runs (recover(), or recoverEveryMs).',
       };
     },
     async reject(id, seq) {

@@ -8,7 +8,7 @@
 // to it), pass.js (one pass over an execution, and connector setup); this file is the handle.
 
 const path = require('node:path');
-const { checkOptionNames } = require('../option-names.js');
+const { checkOptionNames, withRenamedOptions } = require('../option-names.js');
 const { CODES, CodemodeExecutorError, invalidArgument } = require('../errors.js');
 const {
   buildDescription, codeInputSchema, toModelOutput, approvalsOption, withAiSdkApprovals,
@@ -76,10 +76,10 @@ class CodemodeRuntimeHandle {
     this.#approveProgram = options.approveProgram;
     this.#onEvent = options.onEvent;
     this.#setup = new SetupCache(this.#connectors);
-    if (options.recoverEvery !== undefined) {
+    if (options.recoverEveryMs !== undefined) {
       this.#recoverTimer = setInterval(() => {
         this.recover().catch((error) => console.error('codemode: recover() failed', error));
-      }, options.recoverEvery);
+      }, options.recoverEveryMs);
       this.#recoverTimer.unref();
     }
   }
@@ -148,7 +148,7 @@ class CodemodeRuntimeHandle {
     }
   }
 
-  /** Stops the periodic recovery of `recoverEvery` (the store stays usable). */
+  /** Stops the periodic recovery of `recoverEveryMs` (the store stays usable). */
   close() {
     clearInterval(this.#recoverTimer);
     this.#recoverTimer = undefined;
@@ -523,7 +523,10 @@ async function refusal(facet, executionId, resumed, seq) {
  */
 // The options createCodemodeRuntime reads; Cloudflare's `ctx` (the Durable Object's state, which
 // `path` or `store` replaces here) is accepted and ignored so that code written for Workers passes it.
-const RUNTIME_OPTIONS = ['executor', 'connectors', 'name', 'path', 'store', 'maxExecutions', 'transformResult', 'leaseMs', 'recoverEvery', 'durability', 'approveProgram', 'onEvent'];
+const RUNTIME_OPTIONS = ['executor', 'connectors', 'name', 'path', 'store', 'maxExecutions', 'transformResult', 'leaseMs', 'recoverEveryMs', 'durability', 'approveProgram', 'onEvent'];
+// Options renamed (every millisecond option ends in Ms): the old name still works, with a warning
+// once per process, and giving both is refused.
+const RENAMED_RUNTIME_OPTIONS = { recoverEvery: 'recoverEveryMs' };
 const CLOUDFLARE_ONLY_RUNTIME_OPTIONS = ['ctx'];
 // A PostgreSQL store's settings (ranges and defaults: src/store/postgres.rs PgSettings).
 const POSTGRES_STORE_OPTIONS = ['url', 'maxConnections', 'connectTimeoutMs', 'statementTimeoutMs', 'schema', 'ca'];
@@ -565,6 +568,7 @@ function storeOpener(options) {
 
 function createCodemodeRuntime(options = {}) {
   // A misspelt option (`stor`, `maxExecution`) would otherwise silently keep its default.
+  options = withRenamedOptions(options, RENAMED_RUNTIME_OPTIONS, 'createCodemodeRuntime', invalidArgument);
   checkOptionNames(options, RUNTIME_OPTIONS, 'createCodemodeRuntime options', invalidArgument, CLOUDFLARE_ONLY_RUNTIME_OPTIONS);
   const connectors = Array.isArray(options.connectors) ? options.connectors : [];
   validateConnectorNames(connectors);
@@ -575,8 +579,8 @@ function createCodemodeRuntime(options = {}) {
   if (!Number.isInteger(leaseMs) || leaseMs < 100 || leaseMs > 3_600_000) {
     throw invalidArgument(`createCodemodeRuntime: leaseMs must be an integer between 100 and 3600000 (got ${leaseMs})`);
   }
-  if (options.recoverEvery !== undefined && (!Number.isInteger(options.recoverEvery) || options.recoverEvery < 100)) {
-    throw invalidArgument(`createCodemodeRuntime: recoverEvery must be an integer of at least 100 ms (got ${options.recoverEvery})`);
+  if (options.recoverEveryMs !== undefined && (!Number.isInteger(options.recoverEveryMs) || options.recoverEveryMs < 100)) {
+    throw invalidArgument(`createCodemodeRuntime: recoverEveryMs must be an integer of at least 100 ms (got ${options.recoverEveryMs})`);
   }
   const approveProgram = options.approveProgram;
   if (approveProgram !== undefined && typeof approveProgram !== 'boolean' && typeof approveProgram !== 'function') {
@@ -588,7 +592,7 @@ function createCodemodeRuntime(options = {}) {
     approveProgram,
     leaseMs,
     openStore: storeOpener(options),
-    recoverEvery: options.recoverEvery,
+    recoverEveryMs: options.recoverEveryMs,
     connectors,
     executor: options.executor,
     name: options.name === undefined ? DEFAULT_RUNTIME_NAME : options.name,
