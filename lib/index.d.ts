@@ -303,7 +303,8 @@ export interface NativeExecuteResult {
   handle?: ExecutionHandle
 }
 
-export interface ExecutorLimits {
+/** Every bound in force (the defaults with the executor's options applied, derived ones included) and the isolation mode. */
+export interface ExecutorBounds {
   workers: number
   overflowWorkers: number
   standbyIsolates: number
@@ -334,6 +335,8 @@ export interface ExecutorLimits {
   packageBuildTimeoutMs: number
   packageCacheMb: number
 }
+/** @deprecated The old name of `ExecutorBounds`. */
+export type ExecutorLimits = ExecutorBounds
 
 export interface ExecutorStats {
   workers: number
@@ -433,7 +436,10 @@ export declare class IsolateExecutor implements Executor {
   execute(code: string, providersOrFns: ResolvedProvider[] | Record<string, (...args: any[]) => unknown>, options?: ExecuteOptions): Promise<ExecuteResult>
   /** Native form: tool calls reach `dispatch` as JSON text. Rejects only for machinery faults (see ErrorCodes). */
   execute(request: NativeExecuteRequest): Promise<NativeExecuteResult>
-  readonly limits: ExecutorLimits
+  /** Every bound in force, flat (top-level options and `limits` alike), and `isolation`. */
+  readonly bounds: ExecutorBounds
+  /** @deprecated The old name of `bounds` (which holds more than the `limits` option takes): still there, with a warning once per process. */
+  readonly limits: ExecutorBounds
   stats(): ExecutorStats
   /** Queued runs reject with ERR_DISPOSED; started runs finish; later calls reject with ERR_DISPOSED. */
   dispose(): Promise<void>

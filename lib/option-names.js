@@ -52,23 +52,29 @@ function checkOptionNames(object, known, where, makeError, tolerated = []) {
 const warnedRenames = new Set();
 
 /**
+ * Warns, once per process for each old name, that `old` is now named `current` (code
+ * CODEMODE_RENAMED_OPTION): code written before a rename keeps working and is told.
+ */
+function warnRenamed(old, current) {
+  if (warnedRenames.has(old)) return;
+  warnedRenames.add(old);
+  process.emitWarning(`${old} is now named ${current}; the old name still works and will be removed in a later major version`, { type: 'DeprecationWarning', code: 'CODEMODE_RENAMED_OPTION' });
+}
+
+/**
  * `object` with each old name of `renamed` (`{ old: 'new' }`) moved to its new name, so code
- * written before a rename keeps working; the first use of an old name in a process emits a
- * DeprecationWarning (code CODEMODE_RENAMED_OPTION), and giving both names is refused.
+ * written before a rename keeps working; the first use of an old name in a process is warned about (warnRenamed), and giving both names is refused.
  */
 function withRenamedOptions(object, renamed, where, makeError) {
   let out = object;
   for (const [old, current] of Object.entries(renamed)) {
     if (object === null || typeof object !== 'object' || object[old] === undefined) continue;
     if (object[current] !== undefined) throw makeError(`${where}: ${old} is the old name of ${current}; give only ${current}`);
-    if (!warnedRenames.has(old)) {
-      warnedRenames.add(old);
-      process.emitWarning(`${where}: the option ${old} is now named ${current}; ${old} still works and will be removed in a later major version`, { type: 'DeprecationWarning', code: 'CODEMODE_RENAMED_OPTION' });
-    }
+    warnRenamed(`${where}'s option ${old}`, current);
     out = { ...out, [current]: object[old] };
     delete out[old];
   }
   return out;
 }
 
-module.exports = { checkOptionNames, nearestName, withRenamedOptions };
+module.exports = { checkOptionNames, nearestName, warnRenamed, withRenamedOptions };

@@ -32,7 +32,7 @@ test('tool-call flood (child): no call reaches dispatch after the run settled, a
       providers: [{ name: 'tools', tools: ['get'] }],
       dispatch: () => JSON.stringify({ result: 1 }),
     });
-    report({ error: out.error, result: out.result, totalAtSettle, total, afterSettle, peakGrowth: peak - rss0, fanOut: fanOut.result, fanOutError: fanOut.error, limit: ex.limits.maxToolCallsInFlight });
+    report({ error: out.error, result: out.result, totalAtSettle, total, afterSettle, peakGrowth: peak - rss0, fanOut: fanOut.result, fanOutError: fanOut.error, limit: ex.bounds.maxToolCallsInFlight });
     await ex.dispose();
     process.exit(0);
   `, { timeoutMs: 60_000 });

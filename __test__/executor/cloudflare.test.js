@@ -317,7 +317,7 @@ test('a late, unawaited tool call does not hold the result, and the host functio
 });
 
 test('timeout defaults to 60 s and reads "Execution timed out"; a slow host counts against it', async () => {
-  assert.equal(new IsolateExecutor().limits.timeout, 60_000);
+  assert.equal(new IsolateExecutor().bounds.timeout, 60_000);
   const short = new IsolateExecutor({ workers: 1, timeout: 200 });
   try {
     const out = await short.execute('async () => { console.log("started"); await codemode.slow(); }', [{ name: 'codemode', fns: { slow: () => new Promise((r) => setTimeout(r, 2000)) } }]);

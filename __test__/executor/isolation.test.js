@@ -50,7 +50,7 @@ test('provider proxies lead nowhere on the host', async () => {
 });
 
 test('guarded array builtins refuse huge array-likes instead of hanging or aborting', async () => {
-  const cap = ex.limits.maxArrayLikeLength;
+  const cap = ex.bounds.maxArrayLikeLength;
   const out = await ex.execute({ code: `async () => {
     const attempts = {
       includes: () => Array.prototype.includes.call({ length: 2 ** 40 }, 1),

@@ -20,7 +20,7 @@ async function expectBreach(ex, request, pattern) {
 
 test('defaults: timeout 60 s, 128 MB, a finite queue of at least 1000, one worker per core', () => {
   const ex = new IsolateExecutor();
-  const limits = ex.limits;
+  const limits = ex.bounds;
   ex.dispose();
   assert.equal(limits.timeout, 60_000);
   assert.equal(limits.memoryLimitMb, 128);
@@ -162,7 +162,7 @@ test('a misspelt or misplaced bound is refused, not dropped; Cloudflare options 
     { code: 'ERR_INVALID_ARGUMENT', message: 'maxReplyBytes is a bound of options.limits: pass { limits: { maxReplyBytes } }' });
   const ex = new IsolateExecutor({ workers: 1, loader: {}, limits: { maxReplyBytes: 4096 } });
   try {
-    assert.equal(ex.limits.maxReplyBytes, 4096);
+    assert.equal(ex.bounds.maxReplyBytes, 4096);
     assert.equal((await ex.execute({ code: 'async () => 1' })).result, 1);
   } finally {
     await ex.dispose();

@@ -162,12 +162,12 @@ test('bundles are cached per package version and reused across runs', async () =
   }
 });
 
-test('bundling past packageBuildTimeoutMs is refused as a bound; the bounds show in executor.limits', async () => {
+test('bundling past packageBuildTimeoutMs is refused as a bound; the bounds show in executor.bounds', async () => {
   const slow = new IsolateExecutor({ workers: 1, packages: ['zod'], packageBuildTimeoutMs: 1 });
   try {
-    assert.equal(slow.limits.packageBuildTimeoutMs, 1);
-    assert.equal(slow.limits.packageCacheMb, 64);
-    assert.equal(slow.limits.maxPackageBytes, 8 * 1024 * 1024);
+    assert.equal(slow.bounds.packageBuildTimeoutMs, 1);
+    assert.equal(slow.bounds.packageCacheMb, 64);
+    assert.equal(slow.bounds.maxPackageBytes, 8 * 1024 * 1024);
     const out = await slow.execute({ code: `import { z } from 'zod';\nreturn 1;` });
     assert.equal(out.errorBound, 'packageBuildTimeoutMs');
     assert.match(out.error, /bundling the package took longer than 1 ms \(packageBuildTimeoutMs\)/);

@@ -113,7 +113,7 @@ test('worker threads run at the workerNice priority (default 0, the host\'s own)
     const ex = new IsolateExecutor({ isolation: 'thread', workers: 2, standbyIsolates: 4, ...options });
     try {
       assert.equal((await ex.execute({ code: 'async () => 1' })).result, 1);
-      assert.equal(ex.limits.workerNice, expected);
+      assert.equal(ex.bounds.workerNice, expected);
       // A thread names itself (and sets its priority) when it starts: wait for all of them, the
       // two workers and the four standby threads.
       for (let i = 0; i < 100 && workerNices().size < 6; i++) await new Promise((r) => setTimeout(r, 10));
@@ -220,13 +220,13 @@ function workerCpu(pid) {
 
 test('standbyIsolates (default 0) add no concurrency: with one worker and four standby threads, runs never overlap', async () => {
   const plain = new IsolateExecutor({ isolation: 'thread' });
-  assert.equal(plain.limits.standbyIsolates, 0);
+  assert.equal(plain.bounds.standbyIsolates, 0);
   await plain.dispose();
   // In 'thread' isolation this is the pool's places (slots.rs) alone; in 'process' the host
   // also hands an engine no more runs than its workers.
   const ex = new IsolateExecutor({ workers: 1, standbyIsolates: 4, overflowWorkers: 0 });
   try {
-    assert.equal(ex.limits.standbyIsolates, 4);
+    assert.equal(ex.bounds.standbyIsolates, 4);
     let inside = 0;
     let most = 0;
     const dispatch = async (provider, tool) => {

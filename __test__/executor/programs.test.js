@@ -287,13 +287,13 @@ test('the same source compiles once: later runs (other params) hit the code cach
 test('codeCacheMb: 0 keeps nothing; the bound is shown in limits and checked', async () => {
   const none = new IsolateExecutor({ workers: 1, codeCacheMb: 0 });
   try {
-    assert.equal(none.limits.codeCacheMb, 0);
+    assert.equal(none.bounds.codeCacheMb, 0);
     await none.execute({ code: 'async () => 1' });
     assert.equal((await none.execute({ code: 'async () => 1' })).stats.codeCacheHit, false);
   } finally {
     await none.dispose();
   }
-  assert.equal(executor.limits.codeCacheMb, 32);
+  assert.equal(executor.bounds.codeCacheMb, 32);
   assert.throws(() => new IsolateExecutor({ codeCacheMb: -1 }), { code: 'ERR_INVALID_ARGUMENT', message: /codeCacheMb/ });
 });
 

@@ -9,7 +9,7 @@
 //   per-run bounds of `NativeExecuteRequest` (read with the TypeScript compiler's parser);
 // - the defaults (and ranges, where written) in README.md's bounds tables, the table of
 //   docs/guides/bounds.md and the table of docs/deploying.md, units converted (MiB, ms, s);
-//   the defaults are the rows' own (`default`), which `executor.limits` of an executor made
+//   the defaults are the rows' own (`default`), which `executor.bounds` of an executor made
 //   with no options must equal; the fields of docs/deploying.md's `stats()` table;
 // - lib/executor/index.js: the per-run bounds `REQUEST_OPTIONS` takes (derived from the table)
 //   each reach the native range check, by name; `notStarted()` (built natively by
@@ -253,8 +253,8 @@ test('boundTable() rows are whole and named once (what every copy is checked aga
   }
 });
 
-test('executor.limits of an executor made with no options: each row\'s default', () => {
-  const { isolation, ...limits } = executor.limits;
+test('executor.bounds of an executor made with no options: each row\'s default', () => {
+  const { isolation, ...limits } = executor.bounds;
   assert.equal(isolation, ISOLATION);
   assert.deepEqual(limits, DEFAULTS);
 });
@@ -293,13 +293,13 @@ test('lib/index.d.ts IsolateExecutorOptions: each bound\'s "Default …" is the 
   }
 });
 
-test('lib/index.d.ts ExecutorLimits and executor.limits: every row of boundTable(), and isolation', () => {
+test('lib/index.d.ts ExecutorBounds and executor.bounds: every row of boundTable(), and isolation', () => {
   const expected = sorted([...BOUNDS.map((b) => b.name), 'isolation']);
-  const declared = interfaceMembers(DTS, 'ExecutorLimits');
-  assert.deepEqual(sorted(declared.keys()), expected, 'ExecutorLimits keys');
-  assert.ok([...declared.values()].every((m) => !m.optional), 'every ExecutorLimits key is always there');
-  const limits = executor.limits;
-  assert.deepEqual(sorted(Object.keys(limits)), expected, 'executor.limits keys');
+  const declared = interfaceMembers(DTS, 'ExecutorBounds');
+  assert.deepEqual(sorted(declared.keys()), expected, 'ExecutorBounds keys');
+  assert.ok([...declared.values()].every((m) => !m.optional), 'every ExecutorBounds key is always there');
+  const limits = executor.bounds;
+  assert.deepEqual(sorted(Object.keys(limits)), expected, 'executor.bounds keys');
   assert.equal(limits.isolation, ISOLATION);
   for (const b of BOUNDS) assert.equal(typeof limits[b.name], 'number', `limits.${b.name}`);
 });
@@ -407,4 +407,20 @@ test('notStarted() is the native report of a program over maxCodeBytes, key for 
   } finally {
     await native.dispose();
   }
+});
+
+test('executor.limits, the old name of executor.bounds, gives the same values and warns once', async () => {
+  const warnings = [];
+  const onWarning = (w) => warnings.push(w);
+  process.on('warning', onWarning);
+  try {
+    assert.deepEqual(executor.limits, executor.bounds);
+    assert.deepEqual(executor.limits, executor.bounds);
+    await new Promise((r) => setImmediate(r));
+  } finally {
+    process.off('warning', onWarning);
+  }
+  const renamed = warnings.filter((w) => w.code === 'CODEMODE_RENAMED_OPTION');
+  assert.equal(renamed.length, 1);
+  assert.match(renamed[0].message, /executor\.limits is now named executor\.bounds/);
 });

@@ -27,7 +27,7 @@ test("'process' is the default isolation and runs in another process", async () 
   delete process.env.CODEMODE_EXECUTOR_ISOLATION;
   const ex = new IsolateExecutor({ workers: 1 });
   try {
-    assert.equal(ex.limits.isolation, 'process');
+    assert.equal(ex.bounds.isolation, 'process');
     assert.equal((await ex.execute({ code: 'async () => 6 * 7' })).result, 42);
     const stats = ex.stats();
     assert.equal(stats.isolation, 'process');

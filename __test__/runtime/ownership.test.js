@@ -292,5 +292,5 @@ test("recoverEvery, the option's old name, still works and warns once that it is
   const renamed = warnings.filter((w) => w.code === 'CODEMODE_RENAMED_OPTION');
   assert.equal(renamed.length, 1, 'one warning per process, not per runtime');
   assert.equal(renamed[0].name, 'DeprecationWarning');
-  assert.match(renamed[0].message, /recoverEvery is now named recoverEveryMs/);
+  assert.match(renamed[0].message, /option recoverEvery is now named recoverEveryMs/);
 });

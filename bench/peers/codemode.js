@@ -90,11 +90,11 @@ async function create(options = {}) {
   const cloudflare = options.form === 'cloudflare';
   // The mode actually in force (the default can come from CODEMODE_EXECUTOR_ISOLATION); builds
   // without the option have only the in-process thread pool.
-  const isolation = executor.limits.isolation || 'thread pool; build without the isolation option';
+  const isolation = executor.bounds.isolation || 'thread pool; build without the isolation option';
   return {
     label: `codemode (${isolation}${cloudflare ? ', Cloudflare form' : ''})`,
     version: describeBuild(),
-    notes: `isolation: ${isolation}${options.isolation === undefined ? ' (the default)' : ''}, workers: ${executor.limits.workers}; ${cloudflare
+    notes: `isolation: ${isolation}${options.isolation === undefined ? ' (the default)' : ''}, workers: ${executor.bounds.workers}; ${cloudflare
       ? 'Cloudflare form execute(code, [{ name, fns }])'
       : 'native form execute({ code, providers, dispatch }), tool calls as JSON text'}`,
     executor,
@@ -105,7 +105,7 @@ async function create(options = {}) {
     // before the idle-memory reading; returns the pool's counters as evidence.
     async saturate() {
       const code = 'async () => { await new Promise((resolve) => setTimeout(resolve, 200)); return 1; }';
-      await Promise.all(Array.from({ length: executor.limits.workers * 2 }, () => executor.execute({ code })));
+      await Promise.all(Array.from({ length: executor.bounds.workers * 2 }, () => executor.execute({ code })));
       return executor.stats();
     },
     dispose: () => executor.dispose(),

@@ -9,7 +9,7 @@
 
 const { NativeExecutor, boundTable, notStartedReport } = require('../native.js');
 const { engineCommand } = require('./engine-command.js');
-const { checkOptionNames } = require('../option-names.js');
+const { checkOptionNames, warnRenamed } = require('../option-names.js');
 const { messageOf, isPlainObject } = require('../util.js');
 const { CODES, CodemodeExecutorError, invalidArgument, fromNative } = require('../errors.js');
 const { providerNameProblem } = require('../cloudflare/names.js');
@@ -556,13 +556,26 @@ class IsolateExecutor {
     });
   }
 
-  /** The effective bounds: the defaults with this executor's options applied. */
-  get limits() {
+  /**
+   * Every bound in force, flat: the defaults with this executor's options applied (top-level
+   * options and the `limits` option's message bounds alike, derived ones included), and the
+   * isolation mode.
+   */
+  get bounds() {
     const native = this.#native.limits;
     const out = {};
     for (const { name } of BOUNDS) out[name] = native[name];
     out.isolation = this.#native.isolation;
     return out;
+  }
+
+  /**
+   * The old name of `bounds`, renamed because the `limits` option takes only the message bounds
+   * while this holds every bound; kept, with a warning once per process.
+   */
+  get limits() {
+    warnRenamed('executor.limits', 'executor.bounds');
+    return this.bounds;
   }
 
   /**
