@@ -91,3 +91,23 @@ test('a rollback of a run a pass holds rejects with ERR_ROLLBACK_INCOMPLETE', as
   }
   assert.equal((await running).status, 'completed');
 });
+
+test('a connector that is not one (no name() method): ERR_INVALID_ARGUMENT naming its place', () => {
+  for (const connectors of [[{}], [new Named('a'), null], [new Named('a'), { name: 'b' }]]) {
+    const at = connectors.length - 1;
+    assert.throws(() => createCodemodeRuntime({ executor, connectors, path: ':memory:' }),
+      fault(ErrorCodes.INVALID_ARGUMENT, `createCodemodeRuntime: connectors[${at}] must be a CodemodeConnector (it has no name() method)`));
+  }
+});
+
+test('markDone with a result, or saveSnippet with an input schema, too large to record: ERR_INVALID_ARGUMENT, the message unchanged', async () => {
+  const { runtime } = setup();
+  const done = await runtime.execute({ code: 'async () => 1' });
+  assert.equal(done.status, 'completed');
+  const big = 'x'.repeat(1_000_001);
+  await assert.rejects(runtime.markDone({ executionId: done.executionId, seq: 0, result: big }),
+    fault(ErrorCodes.INVALID_ARGUMENT, /^The result given for step 0 is too large to record durably \(1000003 bytes > 1000000 byte limit\)/));
+  await assert.rejects(runtime.saveSnippet('s', { executionId: done.executionId, inputSchema: { big } }),
+    fault(ErrorCodes.INVALID_ARGUMENT, /^The snippet input schema is too large to record durably/));
+  assert.deepEqual(await runtime.snippets(), []);
+});

@@ -38,7 +38,10 @@ const NAME_PATTERN = /^[a-zA-Z0-9_.-]+$/;
 
 function validateConnectorNames(connectors) {
   const seen = new Set();
-  for (const connector of connectors) {
+  for (const [at, connector] of connectors.entries()) {
+    if (connector === null || typeof connector !== 'object' || typeof connector.name !== 'function') {
+      throw invalidArgument(`createCodemodeRuntime: connectors[${at}] must be a CodemodeConnector (it has no name() method)`);
+    }
     const name = connector.name();
     if (name === 'codemode') throw invalidArgument('Connector name "codemode" is reserved for the codemode platform SDK.');
     if (seen.has(name)) {

@@ -246,7 +246,7 @@ class RuntimeStore {
   /** A person's word that the call in doubt at `seq` took effect, with `result`. */
   async markDone(id, seq, result) {
     const stored = toStored(`The result given for step ${seq}`, result);
-    if (stored.error !== undefined) throw new Error(stored.error);
+    if (stored.error !== undefined) throw invalidArgument(stored.error);
     return this.#store.markDone(this.#name, id, seq, stored.text ?? undefined);
   }
 
@@ -377,7 +377,7 @@ class RuntimeStore {
    */
   async saveSnippet(name, { description, code, inputSchema, connectors }) {
     const schema = toStored('The snippet input schema', inputSchema);
-    if (schema.error !== undefined) throw new Error(schema.error);
+    if (schema.error !== undefined) throw invalidArgument(schema.error);
     const row = {
       name,
       description: description ?? '',
