@@ -2,9 +2,9 @@
 // The documentation is kept true by running it (issues 18 and 33):
 // - every fenced block marked ```<kind> run in README.md and docs/ is a complete program, run
 //   exactly as written: the test writes it verbatim to a file of the kind its fence names
-//   (`mjs` → `sample.mjs`, `cjs` → `.cjs`, `js` → `.js`) in a temporary project whose
-//   node_modules links this checkout as @supolka/codemode-executor beside its peer dependencies
-//   (`ai`, the MCP SDK), and runs that file with `node` in a child process, injecting nothing
+//   (`mjs` → `sample.mjs`, `cjs` → `.cjs`, `js` → `.js`) in a temporary project where
+//   @supolka/codemode-executor is installed from its packed tarballs (not this checkout) beside
+//   its peer dependencies (`ai`, the MCP SDK), and runs that file with `node` in a child process, injecting nothing
 //   (no `require` shim, no wrapper). Mock models and local tools only, no network: a sample
 //   that stops working, or that only works pasted somewhere else, fails here;
 // - the convention is one kind for every sample: an ES module (```mjs run: a file such as
@@ -98,24 +98,44 @@ test("examples/first-run.mjs (`npm run example`) is the README's first example a
 });
 
 // A project as a user has it after `npm install @supolka/codemode-executor` and the peer
-// dependencies: node_modules links, nothing else (no package.json: a file's own extension
-// decides its kind). Made once, removed at the end. Besides the peers, the packages a user
-// installs beside them for what a guide shows (an OpenTelemetry SDK, docs/guides/observability.md;
-// TanStack AI's code mode and Mastra, docs/guides/agent-loop.md).
+// dependencies: the package comes from its tarballs, not from this checkout (`scripts/package.js
+// --no-build` packs the root package and the platform package with the binary the suite tested,
+// as `npm run package` does), unpacked into node_modules as npm lays them out; a file the
+// tarball lacks (one `files` in package.json leaves out) fails the sample that needs it. The
+// package's dependencies and peers are linked from the checkout's node_modules (no network
+// here), and nothing else is there (no package.json: a file's own extension decides its kind).
+// Made once, removed at the end. Besides the peers, the packages a user installs beside them for
+// what a guide shows (an OpenTelemetry SDK, docs/guides/observability.md; TanStack AI's code
+// mode and Mastra, docs/guides/agent-loop.md).
 const ALONGSIDE = ['@opentelemetry/sdk-trace-base', '@opentelemetry/context-async-hooks', '@tanstack/ai', '@tanstack/ai-code-mode', '@mastra/core'];
 let project;
+function unpack(tarball, into) {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'codemode-docs-tgz-'));
+  const untar = spawnSync('tar', ['-xzf', tarball, '-C', scratch], { encoding: 'utf8' });
+  assert.equal(untar.status, 0, `tar -xzf ${tarball}: ${untar.stderr}`);
+  fs.mkdirSync(path.dirname(into), { recursive: true });
+  fs.renameSync(path.join(scratch, 'package'), into);
+  fs.rmSync(scratch, { recursive: true, force: true });
+}
 function sampleProject() {
   if (project !== undefined) return project;
   project = fs.mkdtempSync(path.join(os.tmpdir(), 'codemode-docs-'));
+  const packed = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'package.js'), '--no-build'], { cwd: ROOT, encoding: 'utf8', timeout: 240_000 });
+  assert.equal(packed.status, 0, `scripts/package.js --no-build: ${packed.stderr}${packed.stdout}`);
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  const dist = path.join(ROOT, 'dist');
+  for (const name of [pkg.name, ...Object.keys(pkg.optionalDependencies || {})]) {
+    const tarball = `${name.replace(/^@/, '').replace('/', '-')}-${pkg.version}.tgz`;
+    unpack(path.join(dist, tarball), path.join(project, 'node_modules', ...name.split('/')));
+  }
   // The packages docs/guides/programs-and-packages.md lets its sample's programs import, as the
   // user's app would have them installed.
   const imported = ['zod', 'date-fns'];
-  const links = [[pkg.name, ROOT], ...[...Object.keys(pkg.peerDependencies || {}), ...imported, ...ALONGSIDE].map((name) => [name, path.join(ROOT, 'node_modules', name)])];
-  for (const [name, target] of links) {
+  const linked = [...Object.keys(pkg.dependencies || {}), ...Object.keys(pkg.peerDependencies || {}), ...imported, ...ALONGSIDE];
+  for (const name of linked) {
     const at = path.join(project, 'node_modules', ...name.split('/'));
     fs.mkdirSync(path.dirname(at), { recursive: true });
-    fs.symlinkSync(target, at, 'dir');
+    fs.symlinkSync(path.join(ROOT, 'node_modules', name), at, 'dir');
   }
   return project;
 }
