@@ -3,7 +3,7 @@
 // console.js, console.css beside this file) and a small JSON API over a *source* of runs. Two
 // sources exist: a runtime handle (`consoleHandler({ runtime })`, mounted in the application,
 // which has the connectors: an approval resumes the run at once, a rollback reverts) and a
-// store (sources.js `storeSource`, the standalone `codemode-executor console` command, which
+// store (store-source.js `storeSource`, the standalone `codemode-executor console` command, which
 // has none: it records an approval and the application's runtime resumes the run).
 //
 // Security, in the order a request meets it:
@@ -232,7 +232,7 @@ function seqOf(body) {
 }
 
 /**
- * The handler over `source` (see sources.js). Options: `token` (a string, or undefined for
+ * The handler over `source` (see store-source.js). Options: `token` (a string, or undefined for
  * none), `auth` (`(req) => boolean | Promise<boolean>`), `basePath` (stripped from the front of
  * `req.url` when present).
  */

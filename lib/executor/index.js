@@ -1,7 +1,7 @@
 'use strict';
 // IsolateExecutor: the public executor. Two forms share one native pool:
 // - the native form, execute({ code, providers: [{ name, tools }], dispatch, ... }), where tool
-//   calls reach `dispatch` as JSON text (src/api, DESIGN.md);
+//   calls reach `dispatch` as JSON text (src/api; docs/internals/javascript.md);
 // - the Cloudflare form, execute(code, providersOrFns, options?), the drop-in for
 //   DynamicWorkerExecutor (lib/cloudflare/execute.js builds its namespaces and dispatch).
 // This file validates options, hands one job per execution to the pool, answers the program's
@@ -759,6 +759,10 @@ function shapeNativeReport(report) {
 }
 
 // REQUEST_OPTIONS (the per-run bounds) and notStarted (a refused run's report) come from the
-// native side: exported for __test__/executor/surface.test.js, which checks them against it;
-// lib/index.js exports neither.
-module.exports = { IsolateExecutor, ExecutionHandle, REQUEST_OPTIONS, notStarted };
+// native side: exported for __test__/executor/surface.test.js, which checks them against it.
+// The option lists are also read by scripts/reference.js, which writes docs/reference/ from
+// them; lib/index.js exports none of these.
+module.exports = {
+  IsolateExecutor, ExecutionHandle, REQUEST_OPTIONS, notStarted,
+  EXECUTOR_OPTIONS, CLOUDFLARE_ONLY_OPTIONS, HANDLE_OPTIONS,
+};

@@ -185,11 +185,8 @@ class RuntimeStore {
   /**
    * Starts a run held by this process for `leaseMs`: `{ id, existing: false }`, or, when an
    * execution already has `idempotencyKey`, `{ id: <that one>, existing: true }` (an orphaned
-   * one is first ended as interrupted).
-   */
-  /**
-   * Starts a run; with `gated`, paused before its first statement, its program the pending
-   * action at seq 0 (written in the same transaction as the run).
+   * one is first ended as interrupted). With `gated`, the run is paused before its first
+   * statement, its program the pending action at seq 0 (written in the same transaction).
    */
   async begin(code, connectorNames, maxExecutions, leaseMs, idempotencyKey, gated) {
     const id = newExecutionId();
