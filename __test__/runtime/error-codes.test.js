@@ -1,5 +1,5 @@
 'use strict';
-// Every fault of the durable runtime carries a stable `code` (README, docs/guides/failures.md:
+// Every fault of the durable runtime carries a stable `code` (docs/guides/failures.md:
 // "messages may change; codes never do"), as a CodemodeExecutorError, with the contract's
 // message unchanged (docs/cloudflare-compat.md §16): bad options and arguments are
 // ERR_INVALID_ARGUMENT, a rollback that leaves something in force (or finds the run held by a
@@ -110,4 +110,14 @@ test('markDone with a result, or saveSnippet with an input schema, too large to 
   await assert.rejects(runtime.saveSnippet('s', { executionId: done.executionId, inputSchema: { big } }),
     fault(ErrorCodes.INVALID_ARGUMENT, /^The snippet input schema is too large to record durably/));
   assert.deepEqual(await runtime.snippets(), []);
+});
+
+test('the store\'s own faults are CodemodeExecutorErrors too: a file that cannot be opened (ERR_STORE), PostgreSQL settings out of range (ERR_INVALID_ARGUMENT)', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'codemode-codes-'));
+  // A path under a regular file: no directory can be made there.
+  fs.writeFileSync(path.join(dir, 'plain'), '');
+  const unopenable = createCodemodeRuntime({ executor, connectors: [], path: path.join(dir, 'plain', 'runtime.db') });
+  await assert.rejects(unopenable.executions(), fault(ErrorCodes.STORE));
+  assert.throws(() => createCodemodeRuntime({ executor, connectors: [], store: { url: 'postgres://nobody@127.0.0.1:1/none', maxConnections: 0 } }),
+    fault(ErrorCodes.INVALID_ARGUMENT, /maxConnections must be an integer between 1 and 64 \(got 0\)/));
 });

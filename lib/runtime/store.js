@@ -11,7 +11,7 @@ const { NativeStore } = require('../native.js');
 const {
   toStored, parseForStorage, stableStringify, stringifyForStorage, logsForStorage, MAX_DURABLE_VALUE_BYTES,
 } = require('./durable.js');
-const { invalidArgument } = require('../errors.js');
+const { invalidArgument, fromNative } = require('../errors.js');
 
 // One NativeStore per place in this process while any runtime uses it: per SQLite file (and
 // durability; SQLite connections are per file, and the store serializes its own access) or per
@@ -24,7 +24,7 @@ const stores = new Map();
 function shared(key, open) {
   let store = stores.get(key)?.deref();
   if (store === undefined) {
-    store = open();
+    store = opened(open);
     stores.set(key, new WeakRef(store));
     forget.register(store, key);
   }
@@ -34,9 +34,39 @@ const forget = new FinalizationRegistry((key) => {
   if (stores.get(key)?.deref() === undefined) stores.delete(key);
 });
 
+// A NativeStore made by `open`, its refusal (bad settings) a CodemodeExecutorError.
+function opened(open) {
+  try {
+    return open();
+  } catch (error) {
+    throw fromNative(error);
+  }
+}
+
+// The store's operations with their faults as CodemodeExecutorErrors: the native side rejects
+// with an Error carrying the stable `code` (ERR_STORE, ERR_STORE_UNAVAILABLE, ...), and callers
+// of the runtime see one error class for every fault, as they do from the executor.
+function coded(native) {
+  return new Proxy(native, {
+    get(target, key) {
+      const value = Reflect.get(target, key, target);
+      if (typeof value !== 'function') return value;
+      return (...args) => {
+        let result;
+        try {
+          result = value.apply(target, args);
+        } catch (error) {
+          throw fromNative(error);
+        }
+        return result instanceof Promise ? result.catch((error) => { throw fromNative(error); }) : result;
+      };
+    },
+  });
+}
+
 /** A SQLite file's store: `':memory:'` is private to the caller, any other path is shared. */
 function storeAt(file, durability = 'normal') {
-  if (file === ':memory:') return new NativeStore(':memory:', { durability });
+  if (file === ':memory:') return opened(() => new NativeStore(':memory:', { durability }));
   return shared(`file:${durability}:${path.resolve(file)}`, () => new NativeStore(path.resolve(file), { durability }));
 }
 
@@ -174,7 +204,7 @@ class RuntimeStore {
   #name;
 
   constructor(store, name) {
-    this.#store = store;
+    this.#store = coded(store);
     this.#name = name;
   }
 
