@@ -7,7 +7,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { codeModeTool } = require('../../lib/ai/index.js');
+const { codeModeTool, createCodeTool } = require('../../lib/ai/index.js');
 const { CodemodeExecutorError, ErrorCodes } = require('../../lib/index.js');
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -32,4 +32,22 @@ test('codeModeTool on AI SDK 7 without an executor: ERR_INVALID_ARGUMENT', () =>
   assert.deepEqual(JSON.parse(out.trim().split('\n').pop()), {
     v: '7', code: ErrorCodes.INVALID_ARGUMENT, cls: true, message: 'codeModeTool: executor must implement execute(code, providers, options)',
   });
+});
+
+test('createCodeTool without an executor, or without tools: ERR_INVALID_ARGUMENT when it is made, not a TypeError at its first run', () => {
+  const coded = (message) => (error) => {
+    assert.ok(error instanceof CodemodeExecutorError, `a CodemodeExecutorError, not ${error && error.constructor && error.constructor.name}: ${error && error.message}`);
+    assert.equal(error.code, ErrorCodes.INVALID_ARGUMENT);
+    assert.equal(error.message, message);
+    return true;
+  };
+  const executor = { execute: async () => ({ result: 1 }) };
+  for (const options of [{ tools: {} }, { tools: {}, executor: {} }, { tools: {}, executor: null }]) {
+    assert.throws(() => createCodeTool(options), coded('createCodeTool: executor must implement execute(code, providers, options)'));
+  }
+  for (const options of [{ executor }, { executor, tools: null }, { executor, tools: 'x' }]) {
+    assert.throws(() => createCodeTool(options), coded('createCodeTool: tools must be a ToolSet or an array of providers'));
+  }
+  assert.throws(() => createCodeTool(), coded('createCodeTool: executor must implement execute(code, providers, options)'));
+  assert.equal(typeof createCodeTool({ tools: {}, executor }).execute, 'function');
 });

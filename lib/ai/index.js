@@ -451,7 +451,13 @@ function codeToolDescription(providers, description, approvals, executor) {
  * (above); so do all its programs when `runtime` (createCodemodeRuntime's options: `path` or
  * `store`, `name`, …) says where their runs live.
  */
-function createCodeTool(options) {
+function createCodeTool(options = {}) {
+  if (options === null || typeof options !== 'object' || !options.executor || typeof options.executor.execute !== 'function') {
+    throw invalidArgument('createCodeTool: executor must implement execute(code, providers, options)');
+  }
+  if (options.tools === null || typeof options.tools !== 'object') {
+    throw invalidArgument('createCodeTool: tools must be a ToolSet or an array of providers');
+  }
   const providers = Array.isArray(options.tools) ? options.tools : [{ tools: options.tools }];
   const approvals = hasApprovalTools(providers);
   const executor = options.executor;
