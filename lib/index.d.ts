@@ -171,8 +171,8 @@ export interface RunEndedEvent {
   /** A machinery fault's code (`ERR_WORKER_LOST`, …). */
   code?: string
   /** Absent for a fault that came without a report. */
-  timing?: { queuedMs: number; runMs: number; totalMs: number; phases: TimingPhase[] }
-  stats?: { toolCalls: number; heapUsedBytes: number; cpuMs: number; codeCacheHit: boolean }
+  timing?: RunTiming
+  stats?: RunStats
 }
 /** A tool call reached the host; delivered right after its dispatch was called. `provider` is `#outbound` for `fetch`. */
 export interface ToolStartedEvent {
@@ -235,7 +235,9 @@ export interface NativeExecuteRequest {
   onLog?: OnLog
   /** This run's events (the executor's `onEvent` gets them too). */
   onEvent?: OnEvent
+  /** The global namespaces of the run, each with the names of its tools. Default none. */
   providers?: NativeProvider[]
+  /** Answers the program's tool calls. Default: every call fails (`No dispatch function`). */
   dispatch?: Dispatch
   /** Overrides the executor's timeout for this run (ms). */
   timeout?: number
@@ -273,6 +275,30 @@ export interface TimingPhase {
   durationMs: number
 }
 
+/** Where one run's time went (`result.timing`). */
+export interface RunTiming {
+  /** Milliseconds from the run entering the pool's queue to a worker taking it. */
+  queuedMs: number
+  /** Milliseconds from a worker taking the run to its report: isolate, compile, run and tool waits. */
+  runMs: number
+  /** Milliseconds from the run entering the pool's queue to its report (`queuedMs` + `runMs`). */
+  totalMs: number
+  /** The same time split into phases, in order; they add up to `totalMs` (`toolWait`: awaiting your dispatch; `compile`: stripping and compiling, or the code cache). */
+  phases: TimingPhase[]
+}
+
+/** What one run used (`result.stats`). */
+export interface RunStats {
+  /** Tool calls the program made. */
+  toolCalls: number
+  /** Bytes of the isolate's V8 heap in use when the run ended. */
+  heapUsedBytes: number
+  /** CPU time of the run's own thread, in milliseconds (what `cpuTimeMs` bounds). */
+  cpuMs: number
+  /** The compiled program came from the code cache (`codeCacheMb`). */
+  codeCacheHit: boolean
+}
+
 /**
  * What ended a failed run: `syntax` (does not compile), `program` (threw or rejected), `timeout`
  * (wall clock), `memory` (`memoryLimitMb`), `bound` (another bound, named in `errorBound`),
@@ -292,10 +318,10 @@ export interface NativeExecuteResult {
   errorBound?: string
   /** Captured console lines; `warn` prefixed `[warn] `, `error` prefixed `[error] `. */
   logs: string[]
-  /** `phases`: where the time went (`toolWait`: awaiting your dispatch; `compile`: stripping and compiling, or the code cache). */
-  timing: { queuedMs: number; runMs: number; totalMs: number; phases: TimingPhase[] }
-  /** `cpuMs`: CPU time of the run's thread; `codeCacheHit`: the compiled program came from the code cache. */
-  stats: { toolCalls: number; heapUsedBytes: number; cpuMs: number; codeCacheHit: boolean }
+  /** Where the time went (see RunTiming). */
+  timing: RunTiming
+  /** What the run used (see RunStats). */
+  stats: RunStats
   /**
    * With retainHandles: the retained isolate. Absent when the run was ended by a bound (timeout,
    * memory) or maxRetained isolates are already retained.
@@ -338,35 +364,45 @@ export interface ExecutorBounds {
 /** @deprecated The old name of `ExecutorBounds`. */
 export type ExecutorLimits = ExecutorBounds
 
+/** `executor.stats()`: the pool's counters now (engine-side counters lag by up to one heartbeat). */
 export interface ExecutorStats {
+  /** Worker threads serving runs: in 'process', `workers` × engines serving or starting; in 'thread', live worker threads, extra ones included. */
   workers: number
+  /** Runs a worker (or engine) holds now. */
   busy: number
+  /** Runs waiting: the host's queue plus the engines'. */
   queued: number
+  /** Runs answered with an outcome (a program's own error included). */
   completed: number
   /** Runs rejected with ERR_WORKER_LOST: their worker panicked, or their engine process died. */
   lost: number
-  /** Runs whose thread could not be stopped and was given up. */
+  /** Runs the watchdog answered because their thread could not be stopped (the thread was given up). */
   abandoned: number
-  /** Workers started to replace lost or abandoned ones. */
+  /** Worker threads started to replace lost or abandoned ones, plus (in 'process') engines lost. */
   replaced: number
+  /** Isolates built, warm ones made ahead of demand included. */
   isolatesCreated: number
+  /** Runs accepted and not answered; in 'process', the runs engines hold. */
   liveRuns: number
   /** Retained isolates alive now. */
   retained: number
+  /** The executor's isolation. */
   isolation: 'process' | 'thread'
-  /** 'process' isolation: engine processes ready now (0 in 'thread'). */
+  /** 'process' isolation: engine processes ready and not retiring (0 in 'thread'). */
   processes: number
-  /** 'process' isolation: engine processes started and lost since the executor was created. */
+  /** 'process' isolation: engine processes started since the executor was created (failed starts included). */
   enginesStarted: number
+  /** 'process' isolation: engine processes that died or were killed. */
   enginesLost: number
   /** 'process' isolation: engines drained and replaced after giving up a thread they could not stop. */
   enginesRetired: number
-  /**
-   * 'process' isolation: frames the engines sent, and how many of them the host's event loop
-   * read itself (on Node; the rest went through the engines' reader threads, which read what the
-   * loop leaves waiting for 10-20 ms while it is busy). Both 0 in 'thread'.
-   */
+  /** 'process' isolation: frames the engines sent (0 in 'thread'). */
   engineFrames: number
+  /**
+   * 'process' isolation: of `engineFrames`, those the host's event loop read itself (on Node;
+   * the rest went through the engines' reader threads, which read what the loop leaves waiting
+   * for 10-20 ms while it is busy, and all of it off Node). 0 in 'thread'.
+   */
   engineFramesOnLoop: number
   /** 'process' isolation: set while engines keep failing to start. */
   crashLoop?: string
@@ -398,6 +434,7 @@ export interface ConnectorBinding {
 }
 
 export interface ExecuteOptions {
+  /** Connector bindings: `name.method(arg)` in the program calls `binding.callTool(method, arg)`. */
   connectors?: ConnectorBinding[]
   /** Not in Cloudflare's form: cancels the run (the promise rejects with `signal.reason`). */
   signal?: AbortSignal
@@ -847,7 +884,9 @@ export interface CodemodeTool {
 }
 
 export interface CreateCodemodeRuntimeOptions {
+  /** Runs each pass of a program (an IsolateExecutor, or any `Executor`). Required. */
   executor: Executor
+  /** The connectors programs may call, each a global namespace of the program (names unique, not `codemode`). */
   connectors: CodemodeConnector<any>[]
   /**
    * Cloudflare's Durable Object state, accepted and ignored so that a runtime written for
@@ -872,6 +911,7 @@ export interface CreateCodemodeRuntimeOptions {
   name?: string
   /** Terminal executions kept; older ones are pruned when a run begins. Default 50. */
   maxExecutions?: number
+  /** Reshapes a completed run's result for the model; the stored result keeps the raw value. */
   transformResult?: TransformResult
   /**
    * How long a pass holds its run without renewing (it renews every third of this). A process

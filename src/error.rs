@@ -8,13 +8,15 @@ use std::fmt;
 pub enum ErrorCode {
     /// The wait queue is full; the run was not accepted.
     QueueFull,
-    /// The executor was disposed before the run could start.
+    /// The executor was disposed before the run could start (or the call came after `dispose()`).
     Disposed,
-    /// The worker running this job died (a panic); the supervisor replaced it.
+    /// The worker running this job died (a panic), or in `'process'` isolation its engine process
+    /// died or was killed; the supervisor replaced it.
     WorkerLost,
     /// The request or the options were malformed.
     InvalidArgument,
-    /// A retained execution handle was used after it was disposed or expired.
+    /// A retained execution handle was used after it was disposed, expired, or its isolate was
+    /// ended by a bound (or its engine process died).
     HandleClosed,
     /// The durable runtime's store could not be read or written (the database's own error, the
     /// file system, or a store written by a newer version).

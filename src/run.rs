@@ -212,7 +212,8 @@ pub enum ErrorKind {
     Timeout,
     /// Its heap (or ArrayBuffer) budget, `memoryLimitMb`.
     Memory,
-    /// Another bound (its name in [`RunError::bound`]): a message size, a count, `cpuTimeMs`.
+    /// Another bound (its name in [`RunError::bound`], `errorBound` in JS): a message size, a
+    /// count, `cpuTimeMs`.
     Bound,
     /// The host cancelled it (an AbortSignal, or the host closing the run).
     Cancelled,
