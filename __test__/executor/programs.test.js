@@ -218,6 +218,12 @@ test('syntax and runtime errors give the line and column as written, with the li
     ['const a = undefined;\nconst b = 1;\nreturn a.foo.bar;', "Cannot read properties of undefined (reading 'foo') (line 3, column 10)", 'return a.foo.bar'],
     ['export default async () => {\n  await tools.echo(1);\n  throw new Error("no rows");\n}', 'no rows (line 3, column 9)', '  throw new Error("no rows");'],
     ["import { twice } from 'util.js';\nconst x = twice(1);\nnull.f();", "Cannot read properties of null (reading 'f') (line 3, column 6)", 'null.f()'],
+    // A program that ends before what it opened is closed: placed after its last character, not
+    // at the wrapper's `}` or `)` on a line past the program's end.
+    ['async () => {\n  return [1, 2', 'Unexpected end of input: the program ends before a bracket, string or block it opened is closed (line 2, column 15)', '  return [1, 2'],
+    ['const a = 1;\nconst b = (a +\n\n', 'Unexpected end of input: the program ends before a bracket, string or block it opened is closed (line 2, column 15)', 'const b = (a +'],
+    // A program that is one bare expression: its first column, not column 0.
+    ['missing', 'missing is not defined (line 1, column 1)', 'missing'],
   ];
   for (const [code, head, line] of cases) {
     const out = await run(code);

@@ -53,6 +53,27 @@ pub fn with_place(message: &str, code: &str, line: usize, column: usize) -> Stri
     format!("{place}\n{line:>4} | {lead}{shown}\n{:>4} | {caret}^", "")
 }
 
+/// Where a syntax error V8 placed at `line` lies when that is past the program's last line:
+/// the wrapper the program is compiled in closes after it (`(`…`\n)`, `async () => {`…`\n}`),
+/// so V8 stops at the wrapper's `)` or `}` when the program ends before what it opened is
+/// closed. The place to report is then the end of the program (its last line that has text,
+/// after its last character), and the message is the program's, not the wrapper's token.
+pub fn past_the_end(code: &str, line: usize) -> Option<(usize, usize)> {
+    if line <= code.lines().count() {
+        return None;
+    }
+    let (index, last) = code
+        .lines()
+        .enumerate()
+        .filter(|(_, text)| !text.trim().is_empty())
+        .last()?;
+    Some((index + 1, last.chars().count() + 1))
+}
+
+/// The message of a syntax error `past_the_end` moved to the end of the program.
+pub const ENDS_EARLY: &str =
+    "Unexpected end of input: the program ends before a bracket, string or block it opened is closed";
+
 /// Whether `text` has a line that starts an `import` or `export` declaration: only a module can
 /// (in a function body both are syntax errors), so the sandbox compiles such a text as a module
 /// when it is not an expression. A line of a template literal may look the same; the sandbox
@@ -150,6 +171,15 @@ mod tests {
         let placed = with_place("E", &long, 1, 501);
         assert!(placed.ends_with("…") || placed.contains("…"), "{placed}");
         assert!(placed.lines().all(|l| l.chars().count() < 140), "{placed}");
+    }
+
+    #[test]
+    fn a_syntax_error_in_the_wrapper_is_placed_at_the_end_of_the_program() {
+        assert_eq!(past_the_end("async () => { return (", 2), Some((1, 23)));
+        assert_eq!(past_the_end("const a = [\n  1,\n\n", 4), Some((2, 5)));
+        assert_eq!(past_the_end("async () => { return (", 1), None);
+        assert_eq!(past_the_end("a\nb", 2), None);
+        assert_eq!(past_the_end("", 1), None);
     }
 
     #[test]

@@ -387,8 +387,21 @@ impl Sandbox {
                     // where it failed, with that line of the program.
                     let syntax = error.kind == ErrorKind::Syntax;
                     let code = &program.input.code;
-                    let mut message = crate::program::with_hint(error.message, code, syntax);
-                    if let Some(at) = error.at {
+                    let mut at = error.at;
+                    let mut message = error.message;
+                    // A program that ends early: V8 stopped at the wrapper's closing token.
+                    if let Some(end) = at
+                        .filter(|_| syntax)
+                        .and_then(|at| crate::program::past_the_end(code, at.line))
+                    {
+                        message = crate::program::ENDS_EARLY.to_string();
+                        at = Some(crate::run::SourceAt {
+                            line: end.0,
+                            column: end.1,
+                        });
+                    }
+                    let mut message = crate::program::with_hint(message, code, syntax);
+                    if let Some(at) = at {
                         message = crate::program::with_place(&message, code, at.line, at.column);
                     }
                     RunError { message, ..error }
@@ -474,9 +487,11 @@ fn program_place(
         return None;
     }
     let line = message.get_line_number(tc)?;
+    // An error V8 places on the expression form's `(` (a top-level reference in a program
+    // that is one bare expression) is at the program's first column, not before it.
     (line > 0).then(|| crate::run::SourceAt {
         line,
-        column: message.get_start_column() + 1,
+        column: (message.get_start_column() + 1).max(1),
     })
 }
 
