@@ -241,7 +241,7 @@ test('two processes approving the same run at jittered moments: one runs it, the
   }
 });
 
-test('recoverEveryMs takes up an orphaned run on its own; leaseMs, recoverEveryMs and durability are validated', async () => {
+test('recoverEveryMs takes up an orphaned run on its own; leaseMs, recoverEveryMs, maxExecutions and durability are validated', async () => {
   const f = files();
   // A SQLite file asked for full durability (a PostgreSQL server has its own).
   const durable = KIND === 'sqlite' ? { durability: 'full' } : {};
@@ -269,6 +269,8 @@ test('recoverEveryMs takes up an orphaned run on its own; leaseMs, recoverEveryM
     [{ recoverEveryMs: 1.5 }, /recoverEveryMs must be an integer of at least 100 ms/],
     [{ recoverEvery: 100, recoverEveryMs: 100 }, /recoverEvery is the old name of recoverEveryMs; give only recoverEveryMs/],
     [{ durability: 'fast' }, /durability must be "normal" or "full" \(got "fast"\)/],
+    [{ maxExecutions: -1 }, /maxExecutions must be an integer of at least 0 \(got -1\)/],
+    [{ maxExecutions: 2.5 }, /maxExecutions must be an integer of at least 0 \(got 2.5\)/],
   ]) {
     assert.throws(() => createCodemodeRuntime({ executor, connectors: [], path: path.join(f.dir, 'options.db'), ...options }), (e) => e.code === 'ERR_INVALID_ARGUMENT' && pattern.test(e.message));
   }

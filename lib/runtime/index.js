@@ -79,7 +79,11 @@ class CodemodeRuntimeHandle {
     this.#approveProgram = options.approveProgram;
     this.#onEvent = options.onEvent;
     this.#setup = new SetupCache(this.#connectors);
-    if (options.recoverEveryMs !== undefined) {
+    // A negative or fractional count would reach the store at the first run and prune by it.
+  if (options.maxExecutions !== undefined && (!Number.isSafeInteger(options.maxExecutions) || options.maxExecutions < 0)) {
+    throw invalidArgument(`createCodemodeRuntime: maxExecutions must be an integer of at least 0 (got ${options.maxExecutions})`);
+  }
+  if (options.recoverEveryMs !== undefined) {
       this.#recoverTimer = setInterval(() => {
         this.recover().catch((error) => console.error('codemode: recover() failed', error));
       }, options.recoverEveryMs);
