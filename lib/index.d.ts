@@ -9,7 +9,7 @@ export interface IsolateExecutorOptions {
   isolation?: 'process' | 'thread'
   /** 'process' isolation: engine processes (each with `workers` threads). Default 1. */
   processes?: number
-  /** 'process' isolation: resident MB an engine may use before it is killed and replaced. Default: room for every worker's heap and buffers, the code cache, plus 1.5 GB. */
+  /** 'process' isolation: resident memory (MiB) an engine may use before it is killed and replaced. Default: (workers + overflowWorkers + min(maxRetained, workers)) × 2 × memoryLimitMb (each thread's heap and ArrayBuffers), plus codeCacheMb, plus 1 536 MiB. */
   processMemoryLimitMb?: number
   /** 'process' isolation: ms between pings to each engine. Default 1 000. */
   heartbeatIntervalMs?: number
@@ -42,7 +42,7 @@ export interface IsolateExecutorOptions {
   timeout?: number
   /** CPU time of one run in ms, on its own thread (time awaiting tools is not billed). Default 10 000. */
   cpuTimeMs?: number
-  /** V8 heap budget of one isolate in MB (16–16384); ArrayBuffer memory has the same budget. Default 128. */
+  /** V8 heap budget of one isolate in MiB (16–16384); ArrayBuffer memory has the same budget. Default 128. */
   memoryLimitMb?: number
   /** Sandbox `fetch` goes to this handler; omitted or null: fetch rejects (no network). */
   globalOutbound?: OutboundHandler | null
@@ -241,7 +241,7 @@ export interface NativeExecuteRequest {
   dispatch?: Dispatch
   /** Overrides the executor's timeout for this run (ms). */
   timeout?: number
-  /** Overrides the executor's memory limit for this run (MB). */
+  /** Overrides the executor's memory limit for this run (MiB). */
   memoryLimitMb?: number
   /** Overrides the executor's globalOutbound for this run; null refuses the network. */
   outbound?: OutboundHandler | null
