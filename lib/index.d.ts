@@ -9,7 +9,7 @@ export interface IsolateExecutorOptions {
   isolation?: 'process' | 'thread'
   /** 'process' isolation: engine processes (each with `workers` threads). Default 1. */
   processes?: number
-  /** 'process' isolation: resident memory (MiB) an engine may use before it is killed and replaced. Default: (workers + overflowWorkers + min(maxRetained, workers)) × 2 × memoryLimitMb (each thread's heap and ArrayBuffers), plus codeCacheMb, plus 1 536 MiB. */
+  /** 'process' isolation: resident memory (MiB) an engine may use before it is killed and replaced. Default: derived, (workers + overflowWorkers + min(maxRetained, workers)) × 2 × memoryLimitMb (each thread's heap and ArrayBuffers), plus codeCacheMb, plus 1 536 MiB. */
   processMemoryLimitMb?: number
   /** 'process' isolation: ms between pings to each engine. Default 1 000. */
   heartbeatIntervalMs?: number
