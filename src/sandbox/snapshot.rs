@@ -19,7 +19,7 @@ const CODEC: &str = include_str!("../../lib/cloudflare/codec.js");
 type BootScope<'a, 'b, 'c, 'd> = v8::PinnedRef<'a, v8::TryCatch<'b, 'c, v8::HandleScope<'d>>>;
 
 /// The natives handed to the bootstrap scripts, by the name they read them under.
-fn native_functions() -> [(&'static str, v8::FunctionCallback); 25] {
+fn native_functions() -> [(&'static str, v8::FunctionCallback); 27] {
     [
         ("loadModule", modules::load_module.map_fn_to()),
         ("registerModules", modules::register_modules.map_fn_to()),
@@ -41,6 +41,11 @@ fn native_functions() -> [(&'static str, v8::FunctionCallback); 25] {
         ("cryptoHmac", web_natives::crypto_hmac.map_fn_to()),
         ("cryptoAesGcm", web_natives::crypto_aes_gcm.map_fn_to()),
         ("cryptoVerify", web_natives::crypto_verify.map_fn_to()),
+        ("cryptoSign", web_natives::crypto_sign.map_fn_to()),
+        (
+            "cryptoPrivateKey",
+            web_natives::crypto_private_key.map_fn_to(),
+        ),
         ("cryptoDerive", web_natives::crypto_derive.map_fn_to()),
         ("cryptoAesBlock", web_natives::crypto_aes_block.map_fn_to()),
         ("deflate", web_natives::zlib_deflate.map_fn_to()),

@@ -1,8 +1,9 @@
 // Web Crypto beyond digest and random values: CryptoKey and crypto.subtle's importKey, exportKey,
 // generateKey, sign, verify, encrypt and decrypt for HMAC (SHA-1/256/384/512), AES-GCM (128- and
-// 256-bit keys, 96-bit IVs, 128-bit tags), AES-CBC, AES-CTR and AES-KW (128- and 256-bit keys), wrapKey and unwrapKey, ECDSA verification (P-256 with SHA-256, P-384 with
-// SHA-384), Ed25519 verification and RSA verification (RSASSA-PKCS1-v1_5, RSA-PSS; public keys of
-// 2048 to 8192 bits); deriveBits and deriveKey with PBKDF2 (bounded: see
+// 256-bit keys, 96-bit IVs, 128-bit tags), AES-CBC, AES-CTR and AES-KW (128- and 256-bit keys),
+// wrapKey and unwrapKey, ECDSA (P-256 with SHA-256, P-384 with SHA-384), Ed25519 and RSA
+// (RSASSA-PKCS1-v1_5, RSA-PSS) signing and verification (private keys as PKCS #8 or JWK, RSA ones of
+// 2048 to 4096 bits; public RSA keys of 2048 to 8192 bits), ECDSA and Ed25519 key pairs; deriveBits and deriveKey with PBKDF2 (bounded: see
 // MAX_PBKDF2_WORK in src/limits.rs) and HKDF. The cryptography is native (ring, web_natives.rs); this file
 // normalizes algorithms, checks usages and formats keys, with the Web Crypto standard's errors.
 // Not in the snapshot: web.js has natives.loadScript compile it on first use and calls the
@@ -11,7 +12,7 @@
   'use strict';
   const {
     DOMException, TypeError: TypeErrorCtor, String: StringCtor, Number: NumberCtor, Uint8Array: Uint8ArrayCtor,
-    freeze, isArray, bytesOf, codec, randomBytes, hmac, aesGcm, aesBlock, verify, derive, Symbol: SymbolCtor, SymbolIterator,
+    freeze, isArray, bytesOf, codec, randomBytes, hmac, aesGcm, aesBlock, verify, sign, privateKey, derive, Symbol: SymbolCtor, SymbolIterator,
     SymbolToStringTag, MathCeil, Set: SetCtor, JSONStringify, JSONParse, utf8Encode, utf8Decode,
   } = intrinsics;
 
@@ -54,7 +55,7 @@
   // The algorithms each operation knows (Web Crypto's registry, restricted to those above): any
   // other name is a NotSupportedError for that operation.
   const OPERATIONS = {
-    sign: ['HMAC', 'ECDSA', 'Ed25519'], verify: ['HMAC', 'ECDSA', 'Ed25519', ...RSA], importKey: NAMES,
+    sign: ['HMAC', 'ECDSA', 'Ed25519', ...RSA], verify: ['HMAC', 'ECDSA', 'Ed25519', ...RSA], importKey: NAMES,
     generateKey: ['HMAC', ...AES, 'AES-KW', 'ECDSA', 'Ed25519'], encrypt: AES, decrypt: AES,
     wrapKey: ['AES-KW'], unwrapKey: ['AES-KW'],
     deriveBits: ['PBKDF2', 'HKDF'], deriveKey: ['PBKDF2', 'HKDF'],
@@ -210,6 +211,23 @@
     const curveName = StringCtor(dict.namedCurve);
     const curve = CURVES[curveName];
     if (curve === undefined) throw notSupported(`Curve ${curveName}`);
+    const algorithm = { name: 'ECDSA', namedCurve: curveName };
+    if (format === 'pkcs8') {
+      const der = copyBytes(keyData, 'keyData');
+      pkcs8Key(der, ecAlgorithm(curve), `an ECDSA ${curveName} private key`);
+      return privateKeyOf(`ECDSA-${curveName.replace('-', '')}`, der, extractable, algorithm, usages);
+    }
+    if (format === 'jwk' && jwkObject(keyData).d !== undefined) {
+      const jwk = keyData;
+      checkJwkCommon(jwk, 'EC', usages, extractable);
+      if (jwk.crv !== curveName) throw dataError(`The JWK crv is not ${curveName}`);
+      const [d, x, y] = ['d', 'x', 'y'].map((k) => fromBase64url(jwk[k], `The JWK ${k}`));
+      if (d.length !== curve.size || x.length !== curve.size || y.length !== curve.size) throw dataError('The JWK coordinates have the wrong length');
+      // ECPrivateKey (RFC 5915) with its public point, as OpenSSL writes it and ring reads it.
+      const ecPrivate = derWrite(0x30, concat(hexBytes('020101'), concat(derWrite(0x04, d),
+        derWrite(0xa1, derWrite(0x03, concat(new Uint8ArrayCtor([0, 4]), concat(x, y)))))));
+      return privateKeyOf(`ECDSA-${curveName.replace('-', '')}`, pkcs8Of(ecAlgorithm(curve), ecPrivate), extractable, algorithm, usages);
+    }
     let point;
     if (format === 'raw') point = copyBytes(keyData, 'keyData');
     else if (format === 'spki') {
@@ -219,19 +237,34 @@
       point = der.slice(prefix.length);
     } else if (format === 'jwk') {
       const jwk = jwkObject(keyData);
-      if (jwk.d !== undefined) throw notSupported('ECDSA private keys');
       checkJwkCommon(jwk, 'EC', usages, extractable);
       if (jwk.crv !== curveName) throw dataError(`The JWK crv is not ${curveName}`);
       const x = fromBase64url(jwk.x, 'The JWK x');
       const y = fromBase64url(jwk.y, 'The JWK y');
       if (x.length !== curve.size || y.length !== curve.size) throw dataError('The JWK coordinates have the wrong length');
       point = concat(new Uint8ArrayCtor([4]), concat(x, y));
-    } else throw notSupported(`Format '${format}' for ECDSA keys (public keys only)`);
+    } else throw notSupported(`Format '${format}' for ECDSA public keys`);
     if (point.length !== 1 + 2 * curve.size || point[0] !== 4) throw dataError(`The key is not an uncompressed ${curveName} point`);
     const allowed = checkUsages(usages, ['verify']);
     return makeKey('public', extractable, { name: 'ECDSA', namedCurve: curveName }, allowed, point);
   }
   function importEd25519(format, keyData, extractable, usages) {
+    if (format === 'pkcs8') {
+      const der = copyBytes(keyData, 'keyData');
+      pkcs8Key(der, hexBytes(ED25519_ALGORITHM), 'an Ed25519 private key');
+      return privateKeyOf('Ed25519', der, extractable, { name: 'Ed25519' }, usages);
+    }
+    if (format === 'jwk' && jwkObject(keyData).d !== undefined) {
+      const jwk = keyData;
+      checkJwkCommon(jwk, 'OKP', usages, extractable);
+      if (jwk.crv !== 'Ed25519') throw dataError('The JWK crv is not Ed25519');
+      const seed = fromBase64url(jwk.d, 'The JWK d');
+      const x = fromBase64url(jwk.x, 'The JWK x');
+      if (seed.length !== 32) throw dataError('An Ed25519 private key is 32 bytes');
+      const key = privateKeyOf('Ed25519', ed25519Pkcs8(seed), extractable, { name: 'Ed25519' }, usages);
+      if (!equalBytes(keyParts(key).material.publicKey, x)) throw dataError('The JWK x is not the public key of d');
+      return key;
+    }
     let bytes;
     if (format === 'raw') bytes = copyBytes(keyData, 'keyData');
     else if (format === 'spki') {
@@ -241,11 +274,10 @@
       bytes = der.slice(prefix.length);
     } else if (format === 'jwk') {
       const jwk = jwkObject(keyData);
-      if (jwk.d !== undefined) throw notSupported('Ed25519 private keys');
       checkJwkCommon(jwk, 'OKP', usages, extractable);
       if (jwk.crv !== 'Ed25519') throw dataError('The JWK crv is not Ed25519');
       bytes = fromBase64url(jwk.x, 'The JWK x');
-    } else throw notSupported(`Format '${format}' for Ed25519 keys (public keys only)`);
+    } else throw notSupported(`Format '${format}' for Ed25519 public keys`);
     if (bytes.length !== 32) throw dataError('An Ed25519 public key is 32 bytes');
     const allowed = checkUsages(usages, ['verify']);
     return makeKey('public', extractable, { name: 'Ed25519' }, allowed, bytes);
@@ -303,6 +335,24 @@
   const rsaAlg = (name, hash) => (name === 'RSA-PSS' ? 'PS' : 'RS') + (hash === 'SHA-1' ? '1' : hash.slice(4));
   function importRsa(name, format, keyData, dict, extractable, usages) {
     const hash = normalizeHash(dict.hash);
+    if (format === 'pkcs8') {
+      const der = copyBytes(keyData, 'keyData');
+      return rsaPrivateKey(name, hash, der, rsaPrivateParts(pkcs8Key(der, hexBytes(RSA_ALGORITHM), 'an RSA private key')), extractable, usages);
+    }
+    if (format === 'jwk' && jwkObject(keyData).d !== undefined) {
+      const jwk = keyData;
+      checkJwkCommon(jwk, 'RSA', usages, extractable);
+      if (jwk.alg !== undefined && jwk.alg !== rsaAlg(name, hash)) throw dataError(`The JWK alg '${jwk.alg}' does not match ${name} with ${hash}`);
+      if (jwk.oth !== undefined) throw notSupported('RSA keys of more than two primes');
+      const parts = {};
+      for (const k of RSA_PRIVATE_PARTS) {
+        if (jwk[k] === undefined) throw dataError(`The JWK lacks ${k}`);
+        parts[k] = unsigned(fromBase64url(jwk[k], `The JWK ${k}`));
+      }
+      // RSAPrivateKey (PKCS #1): version 0, then the parts in this order.
+      const rsaPrivate = derWrite(0x30, RSA_PRIVATE_PARTS.reduce((out, k) => concat(out, derInteger(parts[k])), hexBytes('020100')));
+      return rsaPrivateKey(name, hash, pkcs8Of(hexBytes(RSA_ALGORITHM), rsaPrivate), parts, extractable, usages);
+    }
     let n;
     let e;
     if (format === 'spki') {
@@ -315,13 +365,12 @@
       ({ n, e } = rsaPublicKey(bits.value.subarray(1)));
     } else if (format === 'jwk') {
       const jwk = jwkObject(keyData);
-      if (jwk.d !== undefined) throw notSupported('RSA private keys');
       checkJwkCommon(jwk, 'RSA', usages, extractable);
       if (jwk.alg !== undefined && jwk.alg !== rsaAlg(name, hash)) throw dataError(`The JWK alg '${jwk.alg}' does not match ${name} with ${hash}`);
       n = unsigned(fromBase64url(jwk.n, 'The JWK n'));
       e = unsigned(fromBase64url(jwk.e, 'The JWK e'));
       if (n.length === 0 || e.length === 0) throw dataError('The JWK n and e cannot be empty');
-    } else throw notSupported(`Format '${format}' for ${name} keys (public keys only)`);
+    } else throw notSupported(`Format '${format}' for ${name} public keys`);
     const modulusLength = bitLength(n);
     // The native verifier's range (and a bound on the CPU one verification takes).
     if (modulusLength < 2048 || modulusLength > 8192) throw notSupported(`An RSA key of ${modulusLength} bits (2048 to 8192 are)`);
@@ -344,6 +393,97 @@
     const saltLength = NumberCtor(dict.saltLength);
     if (hash === 'SHA-1' || saltLength !== HASH_BYTES[hash]) throw notSupported(`RSA-PSS with ${hash} and a ${saltLength}-byte salt (SHA-256, SHA-384 or SHA-512 with a salt of the hash's length are)`);
     return `RSA-PSS-${hash.replace('-', '')}`;
+  }
+
+  // ---- Private keys: PKCS #8 for ECDSA, Ed25519 and RSA -------------------------------------------
+  // A private key's material is `{ pkcs8, publicKey }`: its PKCS #8 DER (what the native signer
+  // reads, and what exportKey('pkcs8') gives back) and its public half as a public key of the
+  // same algorithm holds it (a point, 32 bytes, an RSAPublicKey), which the native side derives
+  // from the private key, so a key whose parts do not belong together is refused at import.
+  const EC_ALGORITHM = '06072a8648ce3d0201';
+  const CURVE_OIDS = { 'P-256': '06082a8648ce3d030107', 'P-384': '06052b81040022' };
+  const ED25519_ALGORITHM = '06032b6570';
+  // rsaEncryption with its NULL parameters: RSA_SPKI_ALGORITHM without its SEQUENCE header.
+  const RSA_ALGORITHM = RSA_SPKI_ALGORITHM.slice(4);
+  const RSA_PRIVATE_PARTS = ['n', 'e', 'd', 'p', 'q', 'dp', 'dq', 'qi'];
+  const ecAlgorithm = (curve) => hexBytes(EC_ALGORITHM + CURVE_OIDS[curve === CURVES['P-256'] ? 'P-256' : 'P-384']);
+  // PrivateKeyInfo (RFC 5208): version 0, the algorithm, the private key as an octet string.
+  function pkcs8Of(algorithm, privateKeyDer) {
+    return derWrite(0x30, concat(hexBytes('020100'), concat(derWrite(0x30, algorithm), derWrite(0x04, privateKeyDer))));
+  }
+  // A PKCS #8's algorithm identifier (its contents) and private key (the octet string's contents).
+  function pkcs8Parts(der) {
+    const info = derRead(der, 0, 0x30, 'The PKCS #8');
+    if (info.end !== der.length) throw dataError('The PKCS #8 is not DER');
+    const version = derRead(info.value, 0, 0x02, 'The PKCS #8');
+    if (version.value.length !== 1 || version.value[0] > 1) throw dataError('The PKCS #8 version is not 0 or 1');
+    const id = derRead(info.value, version.end, 0x30, 'The PKCS #8');
+    return { algorithm: id.value, privateKey: derRead(info.value, id.end, 0x04, 'The PKCS #8').value };
+  }
+  // The private key of a PKCS #8 whose algorithm is `algorithm` (RSA's NULL parameters may be
+  // left out, as some writers do).
+  function pkcs8Key(der, algorithm, what) {
+    const parts = pkcs8Parts(der);
+    const withoutNull = equalBytes(algorithm.subarray(algorithm.length - 2), hexBytes('0500')) ? algorithm.subarray(0, algorithm.length - 2) : algorithm;
+    if (!equalBytes(parts.algorithm, algorithm) && !equalBytes(parts.algorithm, withoutNull)) throw dataError(`The PKCS #8 is not ${what}`);
+    return parts.privateKey;
+  }
+  function ed25519Pkcs8(seed) {
+    return pkcs8Of(hexBytes(ED25519_ALGORITHM), derWrite(0x04, seed));
+  }
+  // A private CryptoKey of `kind` (the native signer's: ECDSA-P256, ECDSA-P384, Ed25519, RSA).
+  function privateKeyOf(kind, pkcs8, extractable, algorithm, usages) {
+    const publicKey = privateKey(kind, pkcs8);
+    if (publicKey === null) throw dataError(`The key data is not a valid ${algorithm.name} private key`);
+    const allowed = checkUsages(usages, ['sign']);
+    if (allowed.length === 0) throw syntaxError('A private key needs a usage');
+    return makeKey('private', extractable, algorithm, allowed, { pkcs8, publicKey: new Uint8ArrayCtor(publicKey) });
+  }
+  // The integers of an RSAPrivateKey (PKCS #1), unsigned, by their JWK names.
+  function rsaPrivateParts(der) {
+    const key = derRead(der, 0, 0x30, 'The RSA private key');
+    let at = derRead(key.value, 0, 0x02, 'The RSA private key').end;
+    const parts = {};
+    for (const k of RSA_PRIVATE_PARTS) {
+      const read = derRead(key.value, at, 0x02, 'The RSA private key');
+      parts[k] = unsigned(read.value);
+      at = read.end;
+    }
+    return parts;
+  }
+  function rsaPrivateKey(name, hash, pkcs8, parts, extractable, usages) {
+    const modulusLength = bitLength(parts.n);
+    // ring signs with keys of 2048 to 4096 bits; checked before any native work.
+    if (modulusLength < 2048 || modulusLength > 4096) throw notSupported(`An RSA private key of ${modulusLength} bits (2048 to 4096 are)`);
+    return privateKeyOf('RSA', pkcs8, extractable, { name, modulusLength, publicExponent: parts.e, hash: freeze({ name: hash }) }, usages);
+  }
+  // exportKey of a private key: PKCS #8 as held, or a JWK with the private parts.
+  function exportPrivate(format, algorithm, material, jwkBase) {
+    if (format === 'pkcs8') return material.pkcs8.slice().buffer;
+    if (format !== 'jwk') throw invalidAccess(`A private key cannot be exported as '${format}'`);
+    const inner = pkcs8Parts(material.pkcs8).privateKey;
+    if (algorithm.name === 'ECDSA') {
+      const size = CURVES[algorithm.namedCurve].size;
+      const ec = derRead(inner, 0, 0x30, 'The EC private key');
+      const d = derRead(ec.value, derRead(ec.value, 0, 0x02, 'The EC private key').end, 0x04, 'The EC private key').value;
+      const point = material.publicKey;
+      return jwkBase({ kty: 'EC', crv: algorithm.namedCurve, x: base64url(point.subarray(1, 1 + size)), y: base64url(point.subarray(1 + size)), d: base64url(d) });
+    }
+    if (algorithm.name === 'Ed25519') {
+      return jwkBase({ kty: 'OKP', crv: 'Ed25519', x: base64url(material.publicKey), d: base64url(derRead(inner, 0, 0x04, 'The Ed25519 private key').value), alg: 'Ed25519' });
+    }
+    const parts = rsaPrivateParts(inner);
+    const jwk = { kty: 'RSA', alg: rsaAlg(algorithm.name, algorithm.hash.name) };
+    for (const k of RSA_PRIVATE_PARTS) jwk[k] = base64url(parts[k]);
+    return jwkBase(jwk);
+  }
+  // The native signer's RSA padding for this key and the call's parameters (see rsaVerifier).
+  function rsaPadding(name, hash, dict) {
+    if (name === 'RSASSA-PKCS1-v1_5') {
+      if (hash === 'SHA-1') throw notSupported('Signing with RSASSA-PKCS1-v1_5 and SHA-1 (SHA-256, SHA-384 and SHA-512 are)');
+      return `PKCS1-${hash.replace('-', '')}`;
+    }
+    return rsaVerifier(name, hash, dict).replace('RSA-', '');
   }
 
   // A PBKDF2 or HKDF key: raw secret bytes, never extractable, for deriving only.
@@ -413,6 +553,8 @@
     if (!parts.extractable) throw invalidAccess('The key is not extractable');
     const { algorithm, material } = parts;
     const jwkBase = (extra) => ({ ...extra, key_ops: [...parts.usages], ext: true });
+    if (parts.type === 'private') return exportPrivate(format, algorithm, material, jwkBase);
+    if (parts.type === 'public' && format === 'pkcs8') throw invalidAccess("A public key cannot be exported as 'pkcs8'");
     switch (algorithm.name) {
       case 'HMAC':
       case 'AES-GCM':
@@ -501,15 +643,47 @@
         if (allowed.length === 0) throw syntaxError('An AES key needs a usage');
         return makeKey('secret', extractable, { name, length }, allowed, randomBytes(length / 8));
       }
+      if (name === 'ECDSA' || name === 'Ed25519') {
+        let kind = 'Ed25519';
+        let pkcs8;
+        let algorithmOf = { name };
+        if (name === 'ECDSA') {
+          const curveName = StringCtor(dict.namedCurve);
+          if (CURVES[curveName] === undefined) throw notSupported(`Curve ${curveName}`);
+          kind = `ECDSA-${curveName.replace('-', '')}`;
+          pkcs8 = new Uint8ArrayCtor(privateKey(curveName));
+          algorithmOf = { name, namedCurve: curveName };
+        } else {
+          pkcs8 = ed25519Pkcs8(randomBytes(32));
+        }
+        const requested = checkUsages(keyUsages, ['sign', 'verify']);
+        const privateUsages = requested.filter((u) => u === 'sign');
+        if (privateUsages.length === 0) throw syntaxError('A private key needs a usage');
+        const secret = privateKeyOf(kind, pkcs8, extractable, algorithmOf, privateUsages);
+        const publicKey = makeKey('public', true, algorithmOf, requested.filter((u) => u === 'verify'), keyParts(secret).material.publicKey.slice());
+        return { publicKey, privateKey: secret };
+      }
       throw notSupported(`Generating ${name} keys`);
     },
     async sign(algorithm, key, data) {
       if (arguments.length < 3) throw new TypeErrorCtor("Failed to execute 'sign' on 'SubtleCrypto': 3 arguments required");
-      const { name } = normalize(algorithm, 'sign');
+      const { dict, name } = normalize(algorithm, 'sign');
       const bytes = viewOf(data, 'data');
       const parts = keyFor(key, name, 'sign');
-      if (name !== 'HMAC') throw notSupported(`Signing with ${name}`);
-      return hmac(parts.algorithm.hash.name, parts.material, bytes);
+      if (name === 'HMAC') return hmac(parts.algorithm.hash.name, parts.material, bytes);
+      let signature;
+      if (name === 'ECDSA') {
+        const hash = normalizeHash(dict.hash);
+        const curve = CURVES[parts.algorithm.namedCurve];
+        if (hash !== curve.hash) throw notSupported(`ECDSA ${parts.algorithm.namedCurve} with ${hash}`);
+        signature = sign(`ECDSA-${parts.algorithm.namedCurve.replace('-', '')}`, '', parts.material.pkcs8, bytes);
+      } else if (name === 'Ed25519') {
+        signature = sign('Ed25519', '', parts.material.pkcs8, bytes);
+      } else {
+        signature = sign('RSA', rsaPadding(name, parts.algorithm.hash.name, dict), parts.material.pkcs8, bytes);
+      }
+      if (signature === null) throw new DOMException('The signature could not be made', 'OperationError');
+      return signature;
     },
     async verify(algorithm, key, signature, data) {
       if (arguments.length < 4) throw new TypeErrorCtor("Failed to execute 'verify' on 'SubtleCrypto': 4 arguments required");

@@ -353,6 +353,138 @@ pub(crate) fn signature_verify(
         .is_ok()
 }
 
+/// The kinds of private key `crypto.subtle` signs with, each held as PKCS #8 DER: `ECDSA-P256`,
+/// `ECDSA-P384` (an ECPrivateKey carrying its public point, as ring reads it), `Ed25519` (version
+/// 1 or 2) and `RSA` (an RSAPrivateKey of 2048 to 4096 bits, ring's range for signing keys).
+enum PrivateKey {
+    Ecdsa(ring::signature::EcdsaKeyPair),
+    Ed25519(ring::signature::Ed25519KeyPair),
+    Rsa(ring::signature::RsaKeyPair),
+}
+
+impl PrivateKey {
+    /// The key of `kind` in `pkcs8`, or None when ring refuses it (malformed, another kind, a
+    /// public point that does not belong to the private key, a size out of range).
+    fn parse(kind: &str, pkcs8: &[u8]) -> Option<Self> {
+        use ring::signature;
+        let rng = ring::rand::SystemRandom::new();
+        Some(match kind {
+            "ECDSA-P256" => Self::Ecdsa(
+                signature::EcdsaKeyPair::from_pkcs8(
+                    &signature::ECDSA_P256_SHA256_FIXED_SIGNING,
+                    pkcs8,
+                    &rng,
+                )
+                .ok()?,
+            ),
+            "ECDSA-P384" => Self::Ecdsa(
+                signature::EcdsaKeyPair::from_pkcs8(
+                    &signature::ECDSA_P384_SHA384_FIXED_SIGNING,
+                    pkcs8,
+                    &rng,
+                )
+                .ok()?,
+            ),
+            "Ed25519" => {
+                Self::Ed25519(signature::Ed25519KeyPair::from_pkcs8_maybe_unchecked(pkcs8).ok()?)
+            }
+            "RSA" => Self::Rsa(signature::RsaKeyPair::from_pkcs8(pkcs8).ok()?),
+            _ => return None,
+        })
+    }
+
+    /// The public half: an uncompressed point, 32 bytes of Ed25519, an RSAPublicKey in DER.
+    fn public_key(&self) -> Vec<u8> {
+        use ring::signature::KeyPair;
+        match self {
+            Self::Ecdsa(key) => key.public_key().as_ref().to_vec(),
+            Self::Ed25519(key) => key.public_key().as_ref().to_vec(),
+            Self::Rsa(key) => key.public().as_ref().to_vec(),
+        }
+    }
+
+    /// The signature of `data` with `padding` (RSA's `PKCS1-SHA256`…, `PSS-SHA512`; ignored
+    /// otherwise): fixed-size (r ‖ s) for ECDSA, as Web Crypto gives it. ECDSA's nonce and
+    /// PSS's salt are random (ring's), so those signatures differ from call to call.
+    fn sign(&self, padding: &str, data: &[u8]) -> Option<Vec<u8>> {
+        use ring::signature;
+        let rng = ring::rand::SystemRandom::new();
+        match self {
+            Self::Ecdsa(key) => Some(key.sign(&rng, data).ok()?.as_ref().to_vec()),
+            Self::Ed25519(key) => Some(key.sign(data).as_ref().to_vec()),
+            Self::Rsa(key) => {
+                let encoding: &'static dyn signature::RsaEncoding = match padding {
+                    "PKCS1-SHA256" => &signature::RSA_PKCS1_SHA256,
+                    "PKCS1-SHA384" => &signature::RSA_PKCS1_SHA384,
+                    "PKCS1-SHA512" => &signature::RSA_PKCS1_SHA512,
+                    "PSS-SHA256" => &signature::RSA_PSS_SHA256,
+                    "PSS-SHA384" => &signature::RSA_PSS_SHA384,
+                    "PSS-SHA512" => &signature::RSA_PSS_SHA512,
+                    _ => return None,
+                };
+                let mut out = vec![0u8; key.public().modulus_len()];
+                key.sign(encoding, &rng, data, &mut out).ok()?;
+                Some(out)
+            }
+        }
+    }
+}
+
+/// A new ECDSA private key on `curve` (`P-256`, `P-384`) as PKCS #8, from ring's generator.
+fn ecdsa_generate(curve: &str) -> Option<Vec<u8>> {
+    use ring::signature;
+    let algorithm = match curve {
+        "P-256" => &signature::ECDSA_P256_SHA256_FIXED_SIGNING,
+        "P-384" => &signature::ECDSA_P384_SHA384_FIXED_SIGNING,
+        _ => return None,
+    };
+    let rng = ring::rand::SystemRandom::new();
+    let document = signature::EcdsaKeyPair::generate_pkcs8(algorithm, &rng).ok()?;
+    Some(document.as_ref().to_vec())
+}
+
+/// `cryptoPrivateKey(kind, pkcs8)` → the key's public half (see [`PrivateKey::public_key`]), or
+/// null when the PKCS #8 is not a key of that kind ring accepts; `cryptoPrivateKey(curve)` → a
+/// new ECDSA key's PKCS #8. The input is bounded by the ArrayBuffer budget.
+pub(crate) fn crypto_private_key(
+    scope: &mut v8::PinScope,
+    args: v8::FunctionCallbackArguments,
+    mut rv: v8::ReturnValue<v8::Value>,
+) {
+    let kind = string_arg(scope, args.get(0));
+    let out = if args.length() < 2 {
+        ecdsa_generate(&kind)
+    } else {
+        let Some(pkcs8) = view_bytes(args.get(1)) else {
+            return throw_type_error(scope, "cryptoPrivateKey expects an ArrayBufferView");
+        };
+        PrivateKey::parse(&kind, &pkcs8).map(|key| key.public_key())
+    };
+    match out {
+        Some(bytes) => rv.set(super::natives::array_buffer_from(scope, bytes).into()),
+        None => rv.set_null(),
+    }
+}
+
+/// `cryptoSign(kind, padding, pkcs8, data)` → the signature as an ArrayBuffer, or null when the
+/// key or the padding is refused. ring's time is this thread's CPU time, which the run's CPU
+/// budget counts; an RSA key is at most 4096 bits.
+pub(crate) fn crypto_sign(
+    scope: &mut v8::PinScope,
+    args: v8::FunctionCallbackArguments,
+    mut rv: v8::ReturnValue<v8::Value>,
+) {
+    let kind = string_arg(scope, args.get(0));
+    let padding = string_arg(scope, args.get(1));
+    let (Some(pkcs8), Some(data)) = (view_bytes(args.get(2)), view_bytes(args.get(3))) else {
+        return throw_type_error(scope, "cryptoSign expects ArrayBufferViews");
+    };
+    match PrivateKey::parse(&kind, &pkcs8).and_then(|key| key.sign(&padding, &data)) {
+        Some(signature) => rv.set(super::natives::array_buffer_from(scope, signature).into()),
+        None => rv.set_null(),
+    }
+}
+
 /// `cryptoHmac(hash, key, data)` → the MAC as an ArrayBuffer; `cryptoHmac(hash, key, data, mac)`
 /// → whether `mac` matches. The views are bounded by the ArrayBuffer budget; ring's time is
 /// this thread's CPU time, which the run's CPU budget counts.
