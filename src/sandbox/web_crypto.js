@@ -3,8 +3,9 @@
 // 256-bit keys, 96-bit IVs, 128-bit tags), AES-CBC, AES-CTR and AES-KW (128- and 256-bit keys),
 // wrapKey and unwrapKey, ECDSA (P-256 with SHA-256, P-384 with SHA-384), Ed25519 and RSA
 // (RSASSA-PKCS1-v1_5, RSA-PSS) signing and verification (private keys as PKCS #8 or JWK, RSA ones of
-// 2048 to 4096 bits; public RSA keys of 2048 to 8192 bits), ECDSA and Ed25519 key pairs; deriveBits and deriveKey with PBKDF2 (bounded: see
-// MAX_PBKDF2_WORK in src/limits.rs) and HKDF. The cryptography is native (ring, web_natives.rs); this file
+// 2048 to 4096 bits; public RSA keys of 2048 to 8192 bits), ECDSA and Ed25519 key pairs; ECDH (P-256,
+// P-384) and X25519 agreement with their key pairs (deriveBits, deriveKey); deriveBits and deriveKey with PBKDF2 (bounded: see
+// MAX_PBKDF2_WORK in src/limits.rs) and HKDF. The cryptography is native (ring; RustCrypto's p256, p384 and x25519-dalek for agreement; web_natives.rs); this file
 // normalizes algorithms, checks usages and formats keys, with the Web Crypto standard's errors.
 // Not in the snapshot: web.js has natives.loadScript compile it on first use and calls the
 // function below with intrinsics it captured before any program ran.
@@ -12,7 +13,7 @@
   'use strict';
   const {
     DOMException, TypeError: TypeErrorCtor, String: StringCtor, Number: NumberCtor, Uint8Array: Uint8ArrayCtor,
-    freeze, isArray, bytesOf, codec, randomBytes, hmac, aesGcm, aesBlock, verify, sign, privateKey, derive, Symbol: SymbolCtor, SymbolIterator,
+    freeze, isArray, bytesOf, codec, randomBytes, hmac, aesGcm, aesBlock, verify, sign, privateKey, agree, derive, Symbol: SymbolCtor, SymbolIterator,
     SymbolToStringTag, MathCeil, Set: SetCtor, JSONStringify, JSONParse, utf8Encode, utf8Decode,
   } = intrinsics;
 
@@ -48,7 +49,8 @@
   // ---- Algorithm normalization ------------------------------------------------------------------
   const AES = ['AES-GCM', 'AES-CBC', 'AES-CTR'];
   const RSA = ['RSASSA-PKCS1-v1_5', 'RSA-PSS'];
-  const NAMES = ['HMAC', ...AES, 'AES-KW', 'ECDSA', 'Ed25519', ...RSA, 'PBKDF2', 'HKDF'];
+  const AGREEMENTS = ['ECDH', 'X25519'];
+  const NAMES = ['HMAC', ...AES, 'AES-KW', 'ECDSA', 'Ed25519', ...RSA, 'PBKDF2', 'HKDF', ...AGREEMENTS];
   const HASHES = ['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512'];
   const KNOWN = ['RSASSA-PKCS1-v1_5', 'RSA-PSS', 'RSA-OAEP', 'ECDH', 'X25519', 'AES-CTR', 'AES-CBC', 'AES-KW',
     'HKDF', 'PBKDF2', 'SHA-1', 'SHA-256', 'SHA-384', 'SHA-512', ...NAMES];
@@ -56,9 +58,9 @@
   // other name is a NotSupportedError for that operation.
   const OPERATIONS = {
     sign: ['HMAC', 'ECDSA', 'Ed25519', ...RSA], verify: ['HMAC', 'ECDSA', 'Ed25519', ...RSA], importKey: NAMES,
-    generateKey: ['HMAC', ...AES, 'AES-KW', 'ECDSA', 'Ed25519'], encrypt: AES, decrypt: AES,
+    generateKey: ['HMAC', ...AES, 'AES-KW', 'ECDSA', 'Ed25519', ...AGREEMENTS], encrypt: AES, decrypt: AES,
     wrapKey: ['AES-KW'], unwrapKey: ['AES-KW'],
-    deriveBits: ['PBKDF2', 'HKDF'], deriveKey: ['PBKDF2', 'HKDF'],
+    deriveBits: ['PBKDF2', 'HKDF', ...AGREEMENTS], deriveKey: ['PBKDF2', 'HKDF', ...AGREEMENTS],
     // What deriveKey may make, and the length it derives for each (get key length).
     derivedKey: ['HMAC', ...AES, 'AES-KW'],
   };
@@ -495,6 +497,158 @@
     return makeKey('secret', false, { name }, allowed, copyBytes(keyData, 'keyData'));
   }
 
+  // ---- ECDH and X25519 keys ------------------------------------------------------------------------
+  // A public key's material is its point (uncompressed, for ECDH) or its 32 bytes (X25519), as an
+  // ECDSA or Ed25519 public key's; a private key's is `{ pkcs8, publicKey, scalar }`, the scalar
+  // being what the native agreement takes. A public key has no usages (it is only ever the other
+  // side of deriveBits); a private key derives.
+  const X25519_ALGORITHM = '06032b656e';
+  const X25519_SPKI = '302a300506032b656e032100';
+  function agreementPrivate(name, curveName, scalar, pkcs8, extractable, usages, expectedPublic) {
+    const publicKey = agree(curveName, scalar);
+    if (publicKey === null) throw dataError(`The key data is not a valid ${name} private key`);
+    const point = new Uint8ArrayCtor(publicKey);
+    if (expectedPublic !== undefined && !equalBytes(point, expectedPublic)) throw dataError(`The public part of the ${name} key does not belong to its private key`);
+    const allowed = checkUsages(usages, ['deriveKey', 'deriveBits']);
+    if (allowed.length === 0) throw syntaxError('A private key needs a usage');
+    const algorithm = name === 'ECDH' ? { name, namedCurve: curveName } : { name };
+    return makeKey('private', extractable, algorithm, allowed, { pkcs8, publicKey: point, scalar });
+  }
+  function agreementPublic(name, curveName, bytes, extractable, usages) {
+    checkUsages(usages, []);
+    const algorithm = name === 'ECDH' ? { name, namedCurve: curveName } : { name };
+    return makeKey('public', extractable, algorithm, [], bytes);
+  }
+  // The ECPrivateKey (RFC 5915) of `d` on `curve`, with its public point.
+  function ecPrivateKey(d, point) {
+    return derWrite(0x30, concat(hexBytes('020101'), concat(derWrite(0x04, d), derWrite(0xa1, derWrite(0x03, concat(new Uint8ArrayCtor([0]), point))))));
+  }
+  function importEcdh(format, keyData, dict, extractable, usages) {
+    const curveName = StringCtor(dict.namedCurve);
+    const curve = CURVES[curveName];
+    if (curve === undefined) throw notSupported(`Curve ${curveName}`);
+    if (format === 'pkcs8') {
+      const der = copyBytes(keyData, 'keyData');
+      const ec = derRead(pkcs8Key(der, ecAlgorithm(curve), `an ECDH ${curveName} private key`), 0, 0x30, 'The EC private key');
+      const version = derRead(ec.value, 0, 0x02, 'The EC private key');
+      const d = derRead(ec.value, version.end, 0x04, 'The EC private key');
+      // The optional [0] parameters and [1] public key: a public key given must be the scalar's.
+      let at = d.end;
+      let expected;
+      while (at < ec.value.length) {
+        const tag = ec.value[at];
+        const field = derRead(ec.value, at, tag, 'The EC private key');
+        if (tag === 0xa1) expected = derRead(field.value, 0, 0x03, 'The EC public key').value.subarray(1);
+        at = field.end;
+      }
+      if (d.value.length !== curve.size) throw dataError(`The ${curveName} private key has the wrong length`);
+      return agreementPrivate('ECDH', curveName, d.value.slice(), der, extractable, usages, expected);
+    }
+    if (format === 'jwk' && jwkObject(keyData).d !== undefined) {
+      const jwk = keyData;
+      checkJwkCommon(jwk, 'EC', usages, extractable);
+      if (jwk.crv !== curveName) throw dataError(`The JWK crv is not ${curveName}`);
+      const [d, x, y] = ['d', 'x', 'y'].map((k) => fromBase64url(jwk[k], `The JWK ${k}`));
+      if (d.length !== curve.size || x.length !== curve.size || y.length !== curve.size) throw dataError('The JWK coordinates have the wrong length');
+      const point = concat(new Uint8ArrayCtor([4]), concat(x, y));
+      return agreementPrivate('ECDH', curveName, d, pkcs8Of(ecAlgorithm(curve), ecPrivateKey(d, point)), extractable, usages, point);
+    }
+    // The public formats read as an ECDSA public key's; only the algorithm and usages differ.
+    const material = keyParts(importEcdsa(format, keyData, dict, extractable, [])).material;
+    return agreementPublic('ECDH', curveName, material, extractable, usages);
+  }
+  function x25519Pkcs8(secret) {
+    return pkcs8Of(hexBytes(X25519_ALGORITHM), derWrite(0x04, secret));
+  }
+  function importX25519(format, keyData, extractable, usages) {
+    if (format === 'pkcs8') {
+      const der = copyBytes(keyData, 'keyData');
+      const secret = derRead(pkcs8Key(der, hexBytes(X25519_ALGORITHM), 'an X25519 private key'), 0, 0x04, 'The X25519 private key').value;
+      if (secret.length !== 32) throw dataError('An X25519 private key is 32 bytes');
+      return agreementPrivate('X25519', 'X25519', secret.slice(), der, extractable, usages);
+    }
+    let bytes;
+    if (format === 'raw') bytes = copyBytes(keyData, 'keyData');
+    else if (format === 'spki') {
+      const der = copyBytes(keyData, 'keyData');
+      const prefix = hexBytes(X25519_SPKI);
+      if (der.length !== prefix.length + 32 || !equalBytes(der.subarray(0, prefix.length), prefix)) throw dataError('The SPKI is not an X25519 public key');
+      bytes = der.slice(prefix.length);
+    } else if (format === 'jwk') {
+      const jwk = jwkObject(keyData);
+      checkJwkCommon(jwk, 'OKP', usages, extractable);
+      if (jwk.crv !== 'X25519') throw dataError('The JWK crv is not X25519');
+      const x = fromBase64url(jwk.x, 'The JWK x');
+      if (jwk.d !== undefined) {
+        const secret = fromBase64url(jwk.d, 'The JWK d');
+        if (secret.length !== 32) throw dataError('An X25519 private key is 32 bytes');
+        return agreementPrivate('X25519', 'X25519', secret, x25519Pkcs8(secret), extractable, usages, x);
+      }
+      bytes = x;
+    } else throw notSupported(`Format '${format}' for X25519 keys`);
+    if (bytes.length !== 32) throw dataError('An X25519 public key is 32 bytes');
+    return agreementPublic('X25519', 'X25519', bytes, extractable, usages);
+  }
+  function exportAgreement(format, type, algorithm, material, jwkBase) {
+    if (type === 'private') {
+      if (format === 'pkcs8') return material.pkcs8.slice().buffer;
+      if (format !== 'jwk') throw invalidAccess(`A private key cannot be exported as '${format}'`);
+      if (algorithm.name === 'X25519') return jwkBase({ kty: 'OKP', crv: 'X25519', x: base64url(material.publicKey), d: base64url(material.scalar) });
+      const size = CURVES[algorithm.namedCurve].size;
+      return jwkBase({ kty: 'EC', crv: algorithm.namedCurve, x: base64url(material.publicKey.subarray(1, 1 + size)), y: base64url(material.publicKey.subarray(1 + size)), d: base64url(material.scalar) });
+    }
+    if (format === 'raw') return material.slice().buffer;
+    if (algorithm.name === 'X25519') {
+      if (format === 'spki') return concat(hexBytes(X25519_SPKI), material).buffer;
+      if (format === 'jwk') return jwkBase({ kty: 'OKP', crv: 'X25519', x: base64url(material) });
+    } else {
+      const curve = CURVES[algorithm.namedCurve];
+      if (format === 'spki') return concat(hexBytes(curve.spki), material).buffer;
+      if (format === 'jwk') return jwkBase({ kty: 'EC', crv: algorithm.namedCurve, x: base64url(material.subarray(1, 1 + curve.size)), y: base64url(material.subarray(1 + curve.size)) });
+    }
+    throw notSupported(`Exporting a ${algorithm.name} key as '${format}'`);
+  }
+  function generateAgreement(name, dict, extractable, keyUsages) {
+    let curveName = 'X25519';
+    let scalar;
+    let pkcs8;
+    if (name === 'ECDH') {
+      curveName = StringCtor(dict.namedCurve);
+      const curve = CURVES[curveName];
+      if (curve === undefined) throw notSupported(`Curve ${curveName}`);
+      // A random scalar is below the curve's order but for a chance under 2^-32: drawn again then.
+      do scalar = randomBytes(curve.size); while (agree(curveName, scalar) === null);
+      pkcs8 = pkcs8Of(ecAlgorithm(curve), ecPrivateKey(scalar, new Uint8ArrayCtor(agree(curveName, scalar))));
+    } else {
+      scalar = randomBytes(32);
+      pkcs8 = x25519Pkcs8(scalar);
+    }
+    const requested = checkUsages(keyUsages, ['deriveKey', 'deriveBits']);
+    const privateKey = agreementPrivate(name, curveName, scalar, pkcs8, extractable, requested);
+    const publicKey = agreementPublic(name, curveName, keyParts(privateKey).material.publicKey.slice(), true, []);
+    return { publicKey, privateKey };
+  }
+  // The secret an ECDH or X25519 deriveBits gives, cut to `length` bits (all of it for null).
+  function agreeWith(name, dict, baseKey, usage, length) {
+    const other = dict.public;
+    let otherParts;
+    try { otherParts = keyParts(other); } catch { throw new TypeErrorCtor("The algorithm's public member is not a CryptoKey"); }
+    const parts = keyFor(baseKey, name, usage);
+    if (parts.type !== 'private') throw invalidAccess(`${name} derives from a private key`);
+    if (otherParts.type !== 'public') throw invalidAccess(`The ${name} public member is not a public key`);
+    if (otherParts.algorithm.name !== name) throw invalidAccess(`The ${name} public member is not an ${name} key`);
+    if (name === 'ECDH' && otherParts.algorithm.namedCurve !== parts.algorithm.namedCurve) throw invalidAccess('The ECDH keys are on different curves');
+    const curveName = name === 'ECDH' ? parts.algorithm.namedCurve : 'X25519';
+    const secret = agree(curveName, parts.material.scalar, otherParts.material);
+    if (secret === null) throw new DOMException(`The ${name} agreement failed`, 'OperationError');
+    if (length === null || length === undefined) return secret;
+    const bits = NumberCtor(length);
+    if (!(bits >= 0) || bits > secret.byteLength * 8) throw new DOMException(`${name} gives ${secret.byteLength * 8} bits, not ${bits}`, 'OperationError');
+    const out = new Uint8ArrayCtor(secret).slice(0, MathCeil(bits / 8));
+    if (bits % 8 !== 0) out[out.length - 1] &= (0xff << (8 - (bits % 8))) & 0xff;
+    return out.buffer;
+  }
+
   // ---- deriveBits / deriveKey -------------------------------------------------------------------
   function optionalBytes(value, what) {
     if (value === undefined) throw new TypeErrorCtor(`The algorithm's ${what} is required`);
@@ -553,6 +707,7 @@
     if (!parts.extractable) throw invalidAccess('The key is not extractable');
     const { algorithm, material } = parts;
     const jwkBase = (extra) => ({ ...extra, key_ops: [...parts.usages], ext: true });
+    if (AGREEMENTS.includes(algorithm.name)) return exportAgreement(format, parts.type, algorithm, material, jwkBase);
     if (parts.type === 'private') return exportPrivate(format, algorithm, material, jwkBase);
     if (parts.type === 'public' && format === 'pkcs8') throw invalidAccess("A public key cannot be exported as 'pkcs8'");
     switch (algorithm.name) {
@@ -616,6 +771,8 @@
         case 'RSA-PSS': return importRsa(name, fmt, keyData, dict, Boolean(extractable), keyUsages);
         case 'PBKDF2':
         case 'HKDF': return importKdf(name, fmt, keyData, Boolean(extractable), keyUsages);
+        case 'ECDH': return importEcdh(fmt, keyData, dict, Boolean(extractable), keyUsages);
+        case 'X25519': return importX25519(fmt, keyData, Boolean(extractable), keyUsages);
         default: return importEd25519(fmt, keyData, Boolean(extractable), keyUsages);
       }
     },
@@ -643,6 +800,7 @@
         if (allowed.length === 0) throw syntaxError('An AES key needs a usage');
         return makeKey('secret', extractable, { name, length }, allowed, randomBytes(length / 8));
       }
+      if (AGREEMENTS.includes(name)) return generateAgreement(name, dict, Boolean(extractable), keyUsages);
       if (name === 'ECDSA' || name === 'Ed25519') {
         let kind = 'Ed25519';
         let pkcs8;
@@ -711,12 +869,18 @@
     async deriveBits(algorithm, baseKey, length) {
       if (arguments.length < 2) throw new TypeErrorCtor("Failed to execute 'deriveBits' on 'SubtleCrypto': 2 arguments required");
       const { dict, name } = normalize(algorithm, 'deriveBits');
+      if (AGREEMENTS.includes(name)) return agreeWith(name, dict, baseKey, 'deriveBits', length);
       const params = kdfParams(name, dict);
       return deriveWith(params, keyFor(baseKey, name, 'deriveBits'), length);
     },
     async deriveKey(algorithm, baseKey, derivedKeyType, extractable, keyUsages) {
       if (arguments.length < 5) throw new TypeErrorCtor("Failed to execute 'deriveKey' on 'SubtleCrypto': 5 arguments required");
       const { dict, name } = normalize(algorithm, 'deriveKey');
+      if (AGREEMENTS.includes(name)) {
+        const length = derivedLength(derivedKeyType);
+        const bits = agreeWith(name, dict, baseKey, 'deriveKey', MathCeil(length / 8) * 8);
+        return subtle.importKey('raw', bits, derivedKeyType, extractable, keyUsages);
+      }
       const params = kdfParams(name, dict);
       const length = derivedLength(derivedKeyType);
       const parts = keyFor(baseKey, name, 'deriveKey');

@@ -485,6 +485,98 @@ pub(crate) fn crypto_sign(
     }
 }
 
+/// The public key of an agreement private key of `kind`: `P-256` and `P-384` take the scalar
+/// (32 or 48 bytes, big-endian) and give an uncompressed point, `X25519` takes 32 bytes and gives
+/// 32. None for a scalar that is not a valid private key (zero, or not below the curve's order).
+fn agreement_public(kind: &str, private_key: &[u8]) -> Option<Vec<u8>> {
+    use p256::elliptic_curve::sec1::ToEncodedPoint;
+    match kind {
+        "P-256" if private_key.len() == 32 => {
+            let secret = p256::SecretKey::from_slice(private_key).ok()?;
+            Some(
+                secret
+                    .public_key()
+                    .to_encoded_point(false)
+                    .as_bytes()
+                    .to_vec(),
+            )
+        }
+        "P-384" if private_key.len() == 48 => {
+            let secret = p384::SecretKey::from_slice(private_key).ok()?;
+            Some(
+                secret
+                    .public_key()
+                    .to_encoded_point(false)
+                    .as_bytes()
+                    .to_vec(),
+            )
+        }
+        "X25519" => {
+            let bytes: [u8; 32] = private_key.try_into().ok()?;
+            let secret = x25519_dalek::StaticSecret::from(bytes);
+            Some(x25519_dalek::PublicKey::from(&secret).as_bytes().to_vec())
+        }
+        _ => None,
+    }
+}
+
+/// The shared secret of an agreement (see [`agreement_public`] for the key forms): ECDH's is the
+/// x-coordinate of the shared point, X25519's its 32 bytes. None for a key or point that is not
+/// valid on the curve, or an X25519 result of all zeros (a small-order public key), which Web
+/// Crypto refuses.
+fn agreement_secret(kind: &str, private_key: &[u8], public_key: &[u8]) -> Option<Vec<u8>> {
+    match kind {
+        "P-256" if private_key.len() == 32 => {
+            let secret = p256::SecretKey::from_slice(private_key).ok()?;
+            let public = p256::PublicKey::from_sec1_bytes(public_key).ok()?;
+            let shared = p256::ecdh::diffie_hellman(secret.to_nonzero_scalar(), public.as_affine());
+            Some(shared.raw_secret_bytes().to_vec())
+        }
+        "P-384" if private_key.len() == 48 => {
+            let secret = p384::SecretKey::from_slice(private_key).ok()?;
+            let public = p384::PublicKey::from_sec1_bytes(public_key).ok()?;
+            let shared = p384::ecdh::diffie_hellman(secret.to_nonzero_scalar(), public.as_affine());
+            Some(shared.raw_secret_bytes().to_vec())
+        }
+        "X25519" => {
+            let private: [u8; 32] = private_key.try_into().ok()?;
+            let public: [u8; 32] = public_key.try_into().ok()?;
+            let shared = x25519_dalek::StaticSecret::from(private)
+                .diffie_hellman(&x25519_dalek::PublicKey::from(public));
+            shared
+                .was_contributory()
+                .then(|| shared.as_bytes().to_vec())
+        }
+        _ => None,
+    }
+}
+
+/// `cryptoAgree(kind, privateKey)` → the key's public half, or null when it is not a valid
+/// private key; `cryptoAgree(kind, privateKey, publicKey)` → the shared secret, or null (see
+/// [`agreement_secret`]). `kind` is `P-256`, `P-384` or `X25519`; keys are a few dozen bytes.
+pub(crate) fn crypto_agree(
+    scope: &mut v8::PinScope,
+    args: v8::FunctionCallbackArguments,
+    mut rv: v8::ReturnValue<v8::Value>,
+) {
+    let kind = string_arg(scope, args.get(0));
+    let Some(private_key) = view_bytes(args.get(1)) else {
+        return throw_type_error(scope, "cryptoAgree expects ArrayBufferViews");
+    };
+    let out = if args.length() < 3 {
+        agreement_public(&kind, &private_key)
+    } else {
+        let Some(public_key) = view_bytes(args.get(2)) else {
+            return throw_type_error(scope, "cryptoAgree expects ArrayBufferViews");
+        };
+        agreement_secret(&kind, &private_key, &public_key)
+    };
+    match out {
+        Some(bytes) => rv.set(super::natives::array_buffer_from(scope, bytes).into()),
+        None => rv.set_null(),
+    }
+}
+
 /// `cryptoHmac(hash, key, data)` → the MAC as an ArrayBuffer; `cryptoHmac(hash, key, data, mac)`
 /// → whether `mac` matches. The views are bounded by the ArrayBuffer budget; ring's time is
 /// this thread's CPU time, which the run's CPU budget counts.
