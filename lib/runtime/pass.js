@@ -97,7 +97,7 @@ function withGlobalsHint(message, setup) {
 
 // A store that cannot be reached is a fault of the machinery, not of the program: the pass
 // stops where it is (the program is paused, as for an approval) and the run keeps its state.
-const STORE_UNAVAILABLE = 'ERR_STORE_UNAVAILABLE';
+const STORE_UNAVAILABLE = CODES.STORE_UNAVAILABLE;
 const storeUnreachable = (error) => error !== null && typeof error === 'object' && error.code === STORE_UNAVAILABLE;
 
 // Keeps `call` (a promise) in `pass.inFlight` until it settles, and returns it.
@@ -337,7 +337,7 @@ function drainedWithin(ended, ms) {
 
 // Faults of the machinery, not of the program: the run goes back to where it was (running, held
 // by nobody) and is retried, instead of being ended by them.
-const MACHINERY_FAULTS = new Set(['ERR_WORKER_LOST', 'ERR_QUEUE_FULL', 'ERR_DISPOSED']);
+const MACHINERY_FAULTS = new Set([CODES.WORKER_LOST, CODES.QUEUE_FULL, CODES.DISPOSED]);
 // Faults that keep the run as they find it, as the machinery's do, but that a retry at once
 // would meet again: the host's installed packages differ from the run's (samePackages).
 const KEEPS_RUN = new Set([...MACHINERY_FAULTS, CODES.PACKAGE_VERSION]);
