@@ -5,7 +5,7 @@
 const { transportStringify, transportParse, cloneStringify, cloneParse, CONTROL_KEY } = require('./codec.js');
 const { programForRun } = require('./normalize.js');
 const { unwrapProgram } = require('../program-text.js');
-const { IDENTIFIER, RESERVED, KEYWORDS, sanitizeToolName } = require('./names.js');
+const { nameProblem, sanitizeToolName } = require('./names.js');
 const { invalidArgument } = require('../errors.js');
 const { messageOf } = require('../util.js');
 const { EXECUTION_ID } = require('../events.js');
@@ -19,14 +19,6 @@ const RUN_SECRETS = Symbol('codemode.runSecrets');
 
 const DEPRECATION = '[@cloudflare/codemode] Passing raw fns to executor.execute() is deprecated. ' +
   'Use ResolvedProvider[] instead. This will be removed in the next major version.';
-
-// Returns the problem with a namespace name, or null. `what` is "Provider" or "Connector".
-function nameProblem(what, name) {
-  if (RESERVED.has(name)) return `${what} name "${name}" is reserved`;
-  if (typeof name !== 'string' || !IDENTIFIER.test(name)) return `${what} name "${name}" is not a valid JavaScript identifier`;
-  if (KEYWORDS.has(name)) return `${what} name "${name}" is a JavaScript reserved word`;
-  return null;
-}
 
 // Pre-flight validation, in the order of docs/cloudflare-compat.md §2.3 (first failure wins). Returns
 // { error } or { namespaces, tables }.

@@ -29,9 +29,17 @@ const KEYWORDS = new Set([
 // Returns an error message for a provider name, or null when it is acceptable.
 function providerNameProblem(name) {
   if (typeof name !== 'string') return `Provider name must be a string (got ${typeof name})`;
-  if (RESERVED.has(name)) return `Provider name "${name}" is reserved`;
-  if (!IDENTIFIER.test(name)) return `Provider name "${name}" is not a valid JavaScript identifier`;
-  if (KEYWORDS.has(name)) return `Provider name "${name}" is a JavaScript reserved word`;
+  return nameProblem('Provider', name);
+}
+
+// Why a provider's or connector's name (`what`: "Provider", "Connector") cannot be a namespace,
+// in Cloudflare's order and words (docs/cloudflare-compat.md §2.3), or null. A name that is not a
+// string reads as not an identifier, as Cloudflare's does; the native form asks for a string
+// first (providerNameProblem).
+function nameProblem(what, name) {
+  if (RESERVED.has(name)) return `${what} name "${name}" is reserved`;
+  if (typeof name !== 'string' || !IDENTIFIER.test(name)) return `${what} name "${name}" is not a valid JavaScript identifier`;
+  if (KEYWORDS.has(name)) return `${what} name "${name}" is a JavaScript reserved word`;
   return null;
 }
 
@@ -52,4 +60,4 @@ function sanitizeToolName(name) {
   return out;
 }
 
-module.exports = { IDENTIFIER, RESERVED, KEYWORDS, providerNameProblem, sanitizeToolName };
+module.exports = { IDENTIFIER, RESERVED, KEYWORDS, nameProblem, providerNameProblem, sanitizeToolName };
