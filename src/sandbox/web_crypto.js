@@ -250,6 +250,25 @@
     const allowed = checkUsages(usages, ['verify']);
     return makeKey('public', extractable, { name: 'ECDSA', namedCurve: curveName }, allowed, point);
   }
+  // The 32 bytes of an Ed25519 or X25519 (`curve`) public key given as raw, SPKI (`spki`: the
+  // DER before the key) or a JWK without `d`.
+  function okpPublicKey(curve, spki, format, keyData, extractable, usages) {
+    let bytes;
+    if (format === 'raw') bytes = copyBytes(keyData, 'keyData');
+    else if (format === 'spki') {
+      const der = copyBytes(keyData, 'keyData');
+      const prefix = hexBytes(spki);
+      if (der.length !== prefix.length + 32 || !equalBytes(der.subarray(0, prefix.length), prefix)) throw dataError(`The SPKI is not an ${curve} public key`);
+      bytes = der.slice(prefix.length);
+    } else if (format === 'jwk') {
+      const jwk = jwkObject(keyData);
+      checkJwkCommon(jwk, 'OKP', usages, extractable);
+      if (jwk.crv !== curve) throw dataError(`The JWK crv is not ${curve}`);
+      bytes = fromBase64url(jwk.x, 'The JWK x');
+    } else throw notSupported(`Format '${format}' for ${curve} public keys`);
+    if (bytes.length !== 32) throw dataError(`An ${curve} public key is 32 bytes`);
+    return bytes;
+  }
   function importEd25519(format, keyData, extractable, usages) {
     if (format === 'pkcs8') {
       const der = copyBytes(keyData, 'keyData');
@@ -267,20 +286,7 @@
       if (!equalBytes(keyParts(key).material.publicKey, x)) throw dataError('The JWK x is not the public key of d');
       return key;
     }
-    let bytes;
-    if (format === 'raw') bytes = copyBytes(keyData, 'keyData');
-    else if (format === 'spki') {
-      const der = copyBytes(keyData, 'keyData');
-      const prefix = hexBytes(ED25519_SPKI);
-      if (der.length !== prefix.length + 32 || !equalBytes(der.subarray(0, prefix.length), prefix)) throw dataError('The SPKI is not an Ed25519 public key');
-      bytes = der.slice(prefix.length);
-    } else if (format === 'jwk') {
-      const jwk = jwkObject(keyData);
-      checkJwkCommon(jwk, 'OKP', usages, extractable);
-      if (jwk.crv !== 'Ed25519') throw dataError('The JWK crv is not Ed25519');
-      bytes = fromBase64url(jwk.x, 'The JWK x');
-    } else throw notSupported(`Format '${format}' for Ed25519 public keys`);
-    if (bytes.length !== 32) throw dataError('An Ed25519 public key is 32 bytes');
+    const bytes = okpPublicKey('Ed25519', ED25519_SPKI, format, keyData, extractable, usages);
     const allowed = checkUsages(usages, ['verify']);
     return makeKey('public', extractable, { name: 'Ed25519' }, allowed, bytes);
   }
@@ -567,26 +573,15 @@
       if (secret.length !== 32) throw dataError('An X25519 private key is 32 bytes');
       return agreementPrivate('X25519', 'X25519', secret.slice(), der, extractable, usages);
     }
-    let bytes;
-    if (format === 'raw') bytes = copyBytes(keyData, 'keyData');
-    else if (format === 'spki') {
-      const der = copyBytes(keyData, 'keyData');
-      const prefix = hexBytes(X25519_SPKI);
-      if (der.length !== prefix.length + 32 || !equalBytes(der.subarray(0, prefix.length), prefix)) throw dataError('The SPKI is not an X25519 public key');
-      bytes = der.slice(prefix.length);
-    } else if (format === 'jwk') {
-      const jwk = jwkObject(keyData);
+    if (format === 'jwk' && jwkObject(keyData).d !== undefined) {
+      const jwk = keyData;
       checkJwkCommon(jwk, 'OKP', usages, extractable);
       if (jwk.crv !== 'X25519') throw dataError('The JWK crv is not X25519');
-      const x = fromBase64url(jwk.x, 'The JWK x');
-      if (jwk.d !== undefined) {
-        const secret = fromBase64url(jwk.d, 'The JWK d');
-        if (secret.length !== 32) throw dataError('An X25519 private key is 32 bytes');
-        return agreementPrivate('X25519', 'X25519', secret, x25519Pkcs8(secret), extractable, usages, x);
-      }
-      bytes = x;
-    } else throw notSupported(`Format '${format}' for X25519 keys`);
-    if (bytes.length !== 32) throw dataError('An X25519 public key is 32 bytes');
+      const secret = fromBase64url(jwk.d, 'The JWK d');
+      if (secret.length !== 32) throw dataError('An X25519 private key is 32 bytes');
+      return agreementPrivate('X25519', 'X25519', secret, x25519Pkcs8(secret), extractable, usages, fromBase64url(jwk.x, 'The JWK x'));
+    }
+    const bytes = okpPublicKey('X25519', X25519_SPKI, format, keyData, extractable, usages);
     return agreementPublic('X25519', 'X25519', bytes, extractable, usages);
   }
   function exportAgreement(format, type, algorithm, material, jwkBase) {

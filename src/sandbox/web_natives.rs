@@ -265,6 +265,18 @@ pub(crate) fn encoding_decode(
     }
 }
 
+/// Returns `bytes` as a new ArrayBuffer, or null for None (a refusal the JS side names).
+fn return_bytes_or_null(
+    scope: &mut v8::PinScope,
+    rv: &mut v8::ReturnValue<v8::Value>,
+    bytes: Option<Vec<u8>>,
+) {
+    match bytes {
+        Some(bytes) => rv.set(super::natives::array_buffer_from(scope, bytes).into()),
+        None => rv.set_null(),
+    }
+}
+
 fn view_bytes(value: v8::Local<v8::Value>) -> Option<Vec<u8>> {
     let view = v8::Local::<v8::ArrayBufferView>::try_from(value).ok()?;
     let mut bytes = vec![0u8; view.byte_length()];
@@ -460,10 +472,7 @@ pub(crate) fn crypto_private_key(
         };
         PrivateKey::parse(&kind, &pkcs8).map(|key| key.public_key())
     };
-    match out {
-        Some(bytes) => rv.set(super::natives::array_buffer_from(scope, bytes).into()),
-        None => rv.set_null(),
-    }
+    return_bytes_or_null(scope, &mut rv, out);
 }
 
 /// `cryptoSign(kind, padding, pkcs8, data)` → the signature as an ArrayBuffer, or null when the
@@ -479,10 +488,8 @@ pub(crate) fn crypto_sign(
     let (Some(pkcs8), Some(data)) = (view_bytes(args.get(2)), view_bytes(args.get(3))) else {
         return throw_type_error(scope, "cryptoSign expects ArrayBufferViews");
     };
-    match PrivateKey::parse(&kind, &pkcs8).and_then(|key| key.sign(&padding, &data)) {
-        Some(signature) => rv.set(super::natives::array_buffer_from(scope, signature).into()),
-        None => rv.set_null(),
-    }
+    let signature = PrivateKey::parse(&kind, &pkcs8).and_then(|key| key.sign(&padding, &data));
+    return_bytes_or_null(scope, &mut rv, signature);
 }
 
 /// The public key of an agreement private key of `kind`: `P-256` and `P-384` take the scalar
@@ -571,10 +578,7 @@ pub(crate) fn crypto_agree(
         };
         agreement_secret(&kind, &private_key, &public_key)
     };
-    match out {
-        Some(bytes) => rv.set(super::natives::array_buffer_from(scope, bytes).into()),
-        None => rv.set_null(),
-    }
+    return_bytes_or_null(scope, &mut rv, out);
 }
 
 /// `cryptoHmac(hash, key, data)` → the MAC as an ArrayBuffer; `cryptoHmac(hash, key, data, mac)`
