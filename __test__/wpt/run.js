@@ -9,7 +9,9 @@ const path = require('node:path');
 const { IsolateExecutor } = require('../helpers.js');
 const { SHIM } = require('./shim.js');
 
-const FILES_DIR = path.join(__dirname, 'files');
+// WPT_DIR names another tree laid out as the WPT repository (a checkout of it), so that a file can
+// be measured before it is vendored: `WPT_DIR=~/wpt node __test__/wpt/table.js <path> ...`.
+const FILES_DIR = process.env.WPT_DIR ? path.resolve(process.env.WPT_DIR) : path.join(__dirname, 'files');
 
 // The vendored files, by area; each path is its path in the WPT repository.
 const AREAS = {
@@ -59,7 +61,8 @@ const SAB_FALLBACK = `if (typeof WebAssembly === 'undefined' && typeof createBuf
 }`;
 
 // The program (an async function's text) that runs one WPT file and returns
-// { results, harnessError }.
+// { results, harnessError }. The META scripts run in the function's own scope, as a page's
+// classic scripts share one global scope: the file sees the functions and bindings they declare.
 function program(file) {
   const source = fs.readFileSync(path.join(FILES_DIR, file), 'utf8');
   const scripts = metaScripts(file, source);
@@ -67,7 +70,7 @@ function program(file) {
 ${SHIM}
 let harnessError = null;
 try {
-${scripts.map((s) => `(function () {\n${s}\n})();`).join('\n')}
+${scripts.join('\n;\n')}
 ${SAB_FALLBACK}
 (function () {
 ${source}

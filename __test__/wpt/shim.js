@@ -1,6 +1,8 @@
 'use strict';
 // A minimal stand-in for WPT's testharness.js, written for this project: test, async_test,
-// promise_test, setup, done, step_timeout and the assert_* functions the vendored files use.
+// promise_test, setup, done, step_timeout and the assert_* functions the vendored files use,
+// including the legacy assert_throws / promise_rejects of older WPT files. As in a worker, the
+// global object is also `self`, and GLOBAL says the scope is a worker (not a window).
 // It is plain text (SHIM) so that the same source runs inside the sandbox and in plain Node:
 // evaluated first, it defines those globals and `__wptResults(timeoutMs)`, which resolves, once
 // every subtest has finished (or the time is up), to [{ name, status, message }] with status
@@ -30,10 +32,38 @@ function shim() {
     throw new AssertionError(description ? `${description}: ${detail}` : detail);
   };
   const same = (a, b) => (a === b ? a !== 0 || 1 / a === 1 / b : a !== a && b !== b);
+  const errorText = (error) => (error && error.message !== undefined ? `${error.name}: ${error.message}` : String(error));
+  // A subtest without a name is called as testharness.js calls it: "Untitled", "Untitled 1", ...
+  let untitled = 0;
+  const nameOf = (name) => (name !== undefined ? name : untitled++ === 0 ? 'Untitled' : `Untitled ${untitled - 1}`);
+  // legacy assert_throws(code, ...) and promise_rejects(t, code, ...): a string is a DOMException
+  // name, an object matches the thrown value itself or an error of the same name.
+  const legacyMatch = (code, error, description) => {
+    if (typeof code === 'string') {
+      if (!error || error.name !== code) fail(description, `expected DOMException ${code} but got ${error && error.name}`);
+    } else if (error !== code && !(error && code && error.name === code.name)) {
+      fail(description, `expected ${fmt(code && code.name)} but got ${fmt(error && error.name)}`);
+    }
+  };
+  const objectEquals = (actual, expected, description, path, seen) => {
+    if (same(actual, expected)) return;
+    if (typeof actual !== 'object' || actual === null || typeof expected !== 'object' || expected === null) {
+      fail(description, `property ${path}: expected ${fmt(expected)} got ${fmt(actual)}`);
+    }
+    if (seen.has(expected)) return;
+    seen.add(expected);
+    for (const key of Object.keys(actual)) {
+      if (!Object.prototype.hasOwnProperty.call(expected, key)) fail(description, `unexpected property ${path}.${key}`);
+    }
+    for (const key of Object.keys(expected)) {
+      if (!Object.prototype.hasOwnProperty.call(actual, key)) fail(description, `expected property ${path}.${key} missing`);
+      objectEquals(actual[key], expected[key], description, `${path}.${key}`, seen);
+    }
+  };
 
   class Test {
     constructor(name) {
-      this.name = name;
+      this.name = nameOf(name);
       this.phase = 'running';
       this.cleanups = [];
       pending.add(this);
@@ -56,7 +86,7 @@ function shim() {
       try {
         return fn.apply(self === undefined ? this : self, args);
       } catch (error) {
-        this.finish('FAIL', error && error.message !== undefined ? `${error.name}: ${error.message}` : String(error));
+        this.finish('FAIL', errorText(error));
         return undefined;
       }
     }
@@ -110,7 +140,7 @@ function shim() {
           await value;
           t.done();
         } catch (error) {
-          t.finish('FAIL', error && error.message !== undefined ? `${error.name}: ${error.message}` : String(error));
+          t.finish('FAIL', errorText(error));
         }
       });
     },
@@ -133,6 +163,33 @@ function shim() {
     },
     assert_not_equals(actual, expected, description) {
       if (same(actual, expected)) fail(description, `got disallowed value ${fmt(actual)}`);
+    },
+    assert_less_than(actual, expected, description) {
+      if (!(actual < expected)) fail(description, `expected a number less than ${fmt(expected)} but got ${fmt(actual)}`);
+    },
+    assert_greater_than(actual, expected, description) {
+      if (!(actual > expected)) fail(description, `expected a number greater than ${fmt(expected)} but got ${fmt(actual)}`);
+    },
+    assert_less_than_equal(actual, expected, description) {
+      if (!(actual <= expected)) fail(description, `expected a number less than or equal to ${fmt(expected)} but got ${fmt(actual)}`);
+    },
+    assert_greater_than_equal(actual, expected, description) {
+      if (!(actual >= expected)) fail(description, `expected a number greater than or equal to ${fmt(expected)} but got ${fmt(actual)}`);
+    },
+    assert_approx_equals(actual, expected, epsilon, description) {
+      if (!(Math.abs(actual - expected) <= epsilon)) fail(description, `expected ${fmt(expected)} +/- ${fmt(epsilon)} but got ${fmt(actual)}`);
+    },
+    assert_regexp_match(actual, expected, description) {
+      if (!expected.test(actual)) fail(description, `expected ${fmt(actual)} to match ${expected}`);
+    },
+    assert_object_equals(actual, expected, description) {
+      objectEquals(actual, expected, description, '', new Set());
+    },
+    assert_implements(condition, description) {
+      if (!condition) fail(description, 'not implemented');
+    },
+    assert_implements_optional(condition, description) {
+      if (!condition) fail(description, 'optional feature not implemented');
     },
     assert_in_array(actual, expected, description) {
       if (!expected.includes(actual)) fail(description, `value ${fmt(actual)} not in array`);
@@ -177,6 +234,42 @@ function shim() {
       }
       fail(description, `expected DOMException ${type} to be thrown`);
     },
+    assert_throws_exactly(exception, fn, description) {
+      try {
+        fn();
+      } catch (error) {
+        if (!same(error, exception)) fail(description, `expected ${fmt(exception)} but got ${fmt(error)}`);
+        return;
+      }
+      fail(description, `expected ${fmt(exception)} to be thrown`);
+    },
+    assert_throws(code, fn, description) {
+      try {
+        fn();
+      } catch (error) {
+        legacyMatch(code, error, description);
+        return;
+      }
+      fail(description, 'expected an exception to be thrown');
+    },
+    async promise_rejects(t, code, promise, description) {
+      try {
+        await promise;
+      } catch (error) {
+        legacyMatch(code, error, description);
+        return;
+      }
+      fail(description, 'expected a rejection');
+    },
+    async promise_rejects_exactly(t, exception, promise, description) {
+      try {
+        await promise;
+      } catch (error) {
+        if (!same(error, exception)) fail(description, `expected ${fmt(exception)} but got ${fmt(error)}`);
+        return;
+      }
+      fail(description, `expected a rejection with ${fmt(exception)}`);
+    },
     async promise_rejects_js(t, constructor, promise, description) {
       try {
         await promise;
@@ -199,6 +292,8 @@ function shim() {
     },
   };
   Object.assign(globalThis, api);
+  if (typeof globalThis.self === 'undefined') globalThis.self = globalThis;
+  globalThis.GLOBAL = { isWindow: () => false, isWorker: () => true, isShadowRealm: () => false };
 
   globalThis.__wptResults = async (timeoutMs) => {
     const deadline = Date.now() + timeoutMs;

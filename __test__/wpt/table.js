@@ -2,11 +2,21 @@
 'use strict';
 // Prints the WPT conformance table: passed/total subtests per vendored file and per area, in
 // plain Node and in the sandbox in 'thread' and 'process' isolation.
-// `node __test__/wpt/table.js` (markdown table); `--failures` also lists the sandbox's failures.
-const { AREAS, runAll } = require('./run.js');
+// `node __test__/wpt/table.js` (markdown table); `--failures` also lists the failing subtests.
+// Paths given as arguments (WPT paths, under files/ or WPT_DIR, see run.js) replace the vendored
+// list; their area is the path's first folder.
+const { AREAS: VENDORED, runAll } = require('./run.js');
+
+function areasOf(paths) {
+  const areas = {};
+  for (const file of paths) (areas[file.split('/')[0]] ||= []).push(file);
+  return areas;
+}
 
 async function main() {
-  const out = await runAll();
+  const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+  const AREAS = args.length > 0 ? areasOf(args) : VENDORED;
+  const out = await runAll({ files: Object.values(AREAS).flat() });
   const cell = (s) => (s.error && s.total === 0 ? `error` : `${s.passed}/${s.total}`);
   const lines = ['| file | Node ' + process.versions.node + ' | thread | process |', '| --- | ---: | ---: | ---: |'];
   const totals = {};
