@@ -29,6 +29,38 @@
   // The run's clock, read at call time (a File's default lastModified).
   const DateNow = () => global.Date.now();
   const { getOwnPropertyNames, getOwnPropertyDescriptor } = Object;
+  const IteratorPrototype = Object.getPrototypeOf(Object.getPrototypeOf([][SymbolIterator]()));
+  const setPrototypeOf = Object.setPrototypeOf;
+
+  // Web IDL's pair iterators (Headers, URLSearchParams, FormData): objects of a "<name>
+  // Iterator" prototype that inherits %IteratorPrototype%, reading the object's pairs as they
+  // are at each step (an entry appended while iterating is seen). `pairsOf()` returns the
+  // current [name, value] pairs; kind is 'key', 'value' or 'key+value'.
+  function pairIterators(name) {
+    class PairIterator {
+      #kind;
+      #pairsOf;
+      #index = 0;
+      constructor(kind, pairsOf) {
+        this.#kind = kind;
+        this.#pairsOf = pairsOf;
+      }
+      next() {
+        if (!(#kind in this)) throw new TypeErrorCtor(`next() called on an object that is not a ${name} Iterator`);
+        const pairs = this.#pairsOf();
+        if (this.#index >= pairs.length) return { value: undefined, done: true };
+        const pair = pairs[this.#index++];
+        const value = this.#kind === 'key' ? pair[0] : this.#kind === 'value' ? pair[1] : [pair[0], pair[1]];
+        return { value, done: false };
+      }
+    }
+    const proto = PairIterator.prototype;
+    setPrototypeOf(proto, IteratorPrototype);
+    delete proto.constructor;
+    defineProperty(proto, 'next', { enumerable: true });
+    defineProperty(proto, SymbolToStringTag, { value: `${name} Iterator`, configurable: true });
+    return (kind, pairsOf) => new PairIterator(kind, pairsOf);
+  }
 
   // These globals are built on first use, not in every isolate: they are a fifth of what a
   // fresh isolate costs to deserialize (measured), and most programs only call their tools.
@@ -148,6 +180,7 @@
     }
 
     // ---- URLSearchParams ---------------------------------------------------------------------
+    const paramsIterator = pairIterators('URLSearchParams');
     class URLSearchParams {
       #list = [];
       #onChange = null;
@@ -229,9 +262,9 @@
       forEach(callback, thisArg) {
         for (const [k, v] of this.#list) ReflectApply(callback, thisArg, [v, k, this]);
       }
-      *entries() { for (const [k, v] of this.#list) yield [k, v]; }
-      *keys() { for (const [k] of this.#list) yield k; }
-      *values() { for (const [, v] of this.#list) yield v; }
+      entries() { return paramsIterator('key+value', () => this.#list); }
+      keys() { return paramsIterator('key', () => this.#list); }
+      values() { return paramsIterator('value', () => this.#list); }
       [SymbolIterator]() { return this.entries(); }
       toString() {
         const flat = [];
@@ -620,6 +653,7 @@
     }
     let freezeHeaders;
     let headersImmutable;
+    const headersIterator = pairIterators('Headers');
     class Headers {
       #map = new Map();
       #immutable = false;
@@ -634,9 +668,8 @@
         if (init === null || (typeof init !== 'object' && typeof init !== 'function')) {
           throw new TypeErrorCtor("Failed to construct 'Headers': The provided value is not of type '(record<ByteString, ByteString> or sequence<sequence<ByteString>>)'.");
         }
-        if (init instanceof Headers) {
-          for (const [k, v] of init.#map) this.#map.set(k, v.slice());
-        } else if (typeof init[SymbolIterator] === 'function') {
+        // A Headers init is a sequence too: its own (or a replaced) iterator gives the pairs.
+        if (typeof init[SymbolIterator] === 'function') {
           for (const pair of init) {
             const entry = [...pair];
             if (entry.length !== 2) throw new TypeErrorCtor('Each header pair must be a [name, value] tuple');
@@ -697,16 +730,9 @@
         }
         return this.#sorted.pairs;
       }
-      *entries() {
-        for (let i = 0; ; i++) {
-          const pairs = this.#pairs();
-          if (i >= pairs.length) return;
-          const [name, value] = pairs[i];
-          yield [name, value];
-        }
-      }
-      *keys() { for (const [k] of this.entries()) yield k; }
-      *values() { for (const [, v] of this.entries()) yield v; }
+      entries() { return headersIterator('key+value', () => this.#pairs()); }
+      keys() { return headersIterator('key', () => this.#pairs()); }
+      values() { return headersIterator('value', () => this.#pairs()); }
       [SymbolIterator]() { return this.entries(); }
       get [SymbolToStringTag]() { return 'Headers'; }
     }
@@ -853,6 +879,7 @@
       return [key, usv(value)];
     }
     let formList;
+    const formIterator = pairIterators('FormData');
     class FormData {
       #list = [];
       constructor(form = undefined) {
@@ -893,9 +920,9 @@
         if (typeof callback !== 'function') throw new TypeErrorCtor("Failed to execute 'forEach' on 'FormData': The callback provided as parameter 1 is not a function.");
         for (let i = 0; i < this.#list.length; i++) ReflectApply(callback, thisArg, [this.#list[i][1], this.#list[i][0], this]);
       }
-      *entries() { for (let i = 0; i < this.#list.length; i++) yield [this.#list[i][0], this.#list[i][1]]; }
-      *keys() { for (let i = 0; i < this.#list.length; i++) yield this.#list[i][0]; }
-      *values() { for (let i = 0; i < this.#list.length; i++) yield this.#list[i][1]; }
+      entries() { return formIterator('key+value', () => this.#list); }
+      keys() { return formIterator('key', () => this.#list); }
+      values() { return formIterator('value', () => this.#list); }
       [SymbolIterator]() { return this.entries(); }
       get [SymbolToStringTag]() { return 'FormData'; }
       static {
@@ -945,23 +972,93 @@
       return { bytes: concatChunks(chunks, total), type: `multipart/form-data; boundary=${boundary}` };
     }
 
-    // The essence and parameters of a MIME type (MIME Sniffing's parser, enough for bodies).
-    function parseMime(text) {
-      const parts = StringCtor(text).split(';');
-      const essence = parts[0].trim().toLowerCase();
-      if (!/^[!#$%&'*+\-.^_`|~0-9a-z]+\/[!#$%&'*+\-.^_`|~0-9a-z]+$/.test(essence)) return null;
+    // A MIME type as MIME Sniffing parses it: { essence, params } (lowercase essence, parameter
+    // names lowercased, the first of a repeated name kept), or null where the text is not one.
+    const HTTP_SPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
+    const MIME_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+    const MIME_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+    function parseMime(input) {
+      const text = StringCtor(input).replace(HTTP_SPACE, '');
+      const slash = text.indexOf('/');
+      if (slash === -1) return null;
+      const type = text.slice(0, slash);
+      let at = text.indexOf(';', slash + 1);
+      if (at === -1) at = text.length;
+      const subtype = text.slice(slash + 1, at).replace(/[\t\n\r ]+$/, '');
+      if (!MIME_TOKEN.test(type) || !MIME_TOKEN.test(subtype)) return null;
       const params = new Map();
-      const rest = parts.slice(1).join(';');
-      const re = /\s*([^=;\s]+)\s*=\s*("(?:[^"\\]|\\.)*"?|[^;]*)\s*(?:;|$)/g;
-      let match;
-      while ((match = re.exec(rest)) !== null && match[0] !== '') {
-        const key = match[1].toLowerCase();
-        let value = match[2];
-        if (value.startsWith('"')) value = value.slice(1, value.endsWith('"') && value.length > 1 ? -1 : undefined).replace(/\\(.)/g, '$1');
-        else value = value.trim();
-        if (!params.has(key)) params.set(key, value);
+      while (at < text.length) {
+        at += 1; // the ';'
+        while (at < text.length && '\t\n\r '.includes(text[at])) at += 1;
+        let end = at;
+        while (end < text.length && text[end] !== ';' && text[end] !== '=') end += 1;
+        const name = text.slice(at, end).toLowerCase();
+        at = end;
+        if (at < text.length && text[at] === ';') continue;
+        at += 1; // the '='
+        if (at >= text.length) break;
+        let value = '';
+        if (text[at] === '"') {
+          // An HTTP quoted string: a backslash escapes the next code point; what follows the
+          // closing quote up to the next ';' is ignored.
+          at += 1;
+          while (at < text.length && text[at] !== '"') {
+            if (text[at] === '\\' && at + 1 < text.length) at += 1;
+            value += text[at];
+            at += 1;
+          }
+          while (at < text.length && text[at] !== ';') at += 1;
+        } else {
+          end = text.indexOf(';', at);
+          if (end === -1) end = text.length;
+          value = text.slice(at, end).replace(/[\t\n\r ]+$/, '');
+          at = end;
+          if (value === '') continue;
+        }
+        if (name !== '' && MIME_TOKEN.test(name) && MIME_VALUE.test(value) && !params.has(name)) params.set(name, value);
       }
-      return { essence, params };
+      return { essence: `${type}/${subtype}`.toLowerCase(), params };
+    }
+    function serializeMime(mime) {
+      let out = mime.essence;
+      for (const [name, value] of mime.params) {
+        out += `;${name}=${value !== '' && MIME_TOKEN.test(value) ? value : `"${value.replace(/(["\\])/g, '\\$1')}"`}`;
+      }
+      return out;
+    }
+    // Fetch's "extract a MIME type" from one header value: its comma-separated parts (commas in
+    // quoted strings do not split), the last that parses wins, keeping an earlier charset of the
+    // same essence. null where none parses.
+    function extractMime(headerValue) {
+      const values = [];
+      let current = '';
+      let quoted = false;
+      for (let i = 0; i < headerValue.length; i++) {
+        const c = headerValue[i];
+        if (quoted && c === '\\' && i + 1 < headerValue.length) {
+          current += c + headerValue[++i];
+          continue;
+        }
+        if (c === '"') quoted = !quoted;
+        if (c === ',' && !quoted) {
+          values.push(current);
+          current = '';
+        } else {
+          current += c;
+        }
+      }
+      values.push(current);
+      let mime = null;
+      let charset = null;
+      for (const value of values) {
+        const next = parseMime(value);
+        if (next === null || next.essence === '*/*') continue;
+        if (mime === null || next.essence !== mime.essence) charset = null;
+        if (next.params.has('charset')) charset = next.params.get('charset');
+        else if (charset !== null) next.params.set('charset', charset);
+        mime = next;
+      }
+      return mime;
     }
     function indexOfBytes(haystack, needle, from) {
       outer: for (let i = from; i + needle.length <= haystack.length; i++) {
@@ -976,50 +1073,81 @@
       if (match === null) return null;
       return match[1] !== undefined ? match[1] : match[2];
     }
-    function decodeMultipartName(text) {
-      return text.replace(/%0A/gi, '\n').replace(/%0D/gi, '\r').replace(/%22/g, '"');
-    }
     const badForm = () => new TypeErrorCtor('Failed to parse body as FormData.');
+    const CR = 0x0d;
+    const LF = 0x0a;
+    const DASH = 0x2d;
+    const isPadding = (byte) => byte === 0x20 || byte === 0x09;
+    // multipart/form-data (RFC 7578 as the Fetch standard reads it): the body starts with the
+    // first delimiter (no preamble); a delimiter is CRLF "--" boundary, then transport padding
+    // (spaces, tabs) and CRLF, or "--" for the last one, then padding and CRLF or the end (what
+    // follows is the epilogue). A part's header lines end in CRLF, name a token, hold no NUL, CR
+    // or LF; its name and filename are taken as written (no percent-decoding). A file part's type
+    // is its Content-Type as a MIME type ('' when that is not one, text/plain when there is none).
     function parseMultipart(bytes, boundary) {
       const form = new FormData();
       const delimiter = encoder.encode('--' + boundary);
-      let at = indexOfBytes(bytes, delimiter, 0);
-      if (at === -1) throw badForm();
-      for (;;) {
-        at += delimiter.length;
-        if (bytes[at] === 0x2d && bytes[at + 1] === 0x2d) return form;
-        if (bytes[at] !== 0x0d || bytes[at + 1] !== 0x0a) throw badForm();
-        at += 2;
-        const headEnd = indexOfBytes(bytes, encoder.encode('\r\n\r\n'), at);
-        if (headEnd === -1) throw badForm();
-        const headers = decoder.decode(bytes.subarray(at, headEnd)).split('\r\n');
-        const next = indexOfBytes(bytes, encoder.encode('\r\n--' + boundary), headEnd + 4);
-        if (next === -1) throw badForm();
-        const body = bytes.slice(headEnd + 4, next);
+      const startsAt = (at, needle) => at + needle.length <= bytes.length && indexOfBytes(bytes.subarray(at, at + needle.length), needle, 0) === 0;
+      // Where the delimiter at `at` (at its "--") ends: past its CRLF, or -1 for the close
+      // delimiter; null when the bytes there are no delimiter.
+      const delimiterEnd = (at) => {
+        let end = at + delimiter.length;
+        if (bytes[end] === DASH && bytes[end + 1] === DASH) {
+          end += 2;
+          while (isPadding(bytes[end])) end += 1;
+          return end === bytes.length || (bytes[end] === CR && bytes[end + 1] === LF) ? -1 : null;
+        }
+        while (isPadding(bytes[end])) end += 1;
+        return bytes[end] === CR && bytes[end + 1] === LF ? end + 2 : null;
+      };
+      if (!startsAt(0, delimiter)) throw badForm();
+      let at = delimiterEnd(0);
+      if (at === null) throw badForm();
+      const bodyDelimiter = encoder.encode('\r\n--' + boundary);
+      while (at !== -1) {
         let name = null;
         let filename = null;
-        let type = '';
-        for (const line of headers) {
-          const colon = line.indexOf(':');
-          if (colon === -1) continue;
-          const key = line.slice(0, colon).trim().toLowerCase();
-          const value = line.slice(colon + 1).trim();
+        let type = null;
+        for (;;) {
+          const lineEnd = indexOfBytes(bytes, bodyDelimiter.subarray(0, 2), at);
+          if (lineEnd === -1) throw badForm();
+          const line = bytes.subarray(at, lineEnd);
+          at = lineEnd + 2;
+          if (line.length === 0) break;
+          if (line.includes(0) || line.includes(CR) || line.includes(LF)) throw badForm();
+          const text = decoder.decode(line);
+          const colon = text.indexOf(':');
+          // Spaces and tabs around the name are dropped; what is left must be a token.
+          const key = colon === -1 ? '' : text.slice(0, colon).replace(/^[\t ]+|[\t ]+$/g, '').toLowerCase();
+          if (!MIME_TOKEN.test(key)) throw badForm();
+          const value = text.slice(colon + 1).replace(/^[\t ]+|[\t ]+$/g, '');
           if (key === 'content-disposition') {
             if (!/^form-data\b/i.test(value)) throw badForm();
             name = parseDispositionParam(value, 'name');
             filename = parseDispositionParam(value, 'filename');
           } else if (key === 'content-type') {
-            type = value;
+            const mime = extractMime(value);
+            type = mime === null ? '' : serializeMime(mime);
           }
         }
         if (name === null) throw badForm();
-        if (filename !== null) {
-          form.append(decodeMultipartName(name), makeFile(body, blobType(type), decodeMultipartName(filename), DateNow()));
-        } else {
-          form.append(decodeMultipartName(name), decoder.decode(body));
+        const bodyStart = at;
+        let next = bodyStart;
+        for (;;) {
+          next = indexOfBytes(bytes, bodyDelimiter, next);
+          if (next === -1) throw badForm();
+          at = delimiterEnd(next + 2);
+          if (at !== null) break;
+          next += 1;
         }
-        at = next + 2;
+        const body = bytes.slice(bodyStart, next);
+        if (filename !== null) {
+          form.append(name, makeFile(body, type === null ? 'text/plain' : type, filename, 0));
+        } else {
+          form.append(name, decoder.decode(body));
+        }
       }
+      return form;
     }
     function parseFormBody(bytes, contentType) {
       const mime = contentType === null ? null : parseMime(contentType);
