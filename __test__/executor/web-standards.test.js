@@ -325,3 +325,61 @@ test('URL: three or more slashes against a special base name a host, file: drive
     seen: ['a', 'c'],
   });
 });
+
+// DOMException as Web IDL declares it: name, message, code and cause are getters on the prototype
+// that check their receiver, every constant (DOMSTRING_SIZE_ERR and VALIDATION_ERR too) is an
+// enumerable property, the second argument may be { name, cause }; instances are Errors (a stack,
+// Error.prototype.toString) whose class does not inherit from Error.
+test('DOMException: prototype getters with brand checks, every constant, { name, cause } options', async () => {
+  const code = `async () => {
+    ${ATTEMPT}
+    const e = new DOMException('m', 'InvalidCharacterError');
+    const descriptor = Object.getOwnPropertyDescriptor(DOMException.prototype, 'message');
+    Object.defineProperty(e, 'name', { value: 'WrongDocumentError' });
+    const options = new DOMException('bar', { name: 'NotSupportedError', cause: 'why' });
+    return [Object.hasOwn(e, 'message'), typeof descriptor.get, descriptor.enumerable, attempt(() => descriptor.get.call({})),
+      e.code, Object.getPrototypeOf(DOMException) === Function.prototype, Object.getPrototypeOf(DOMException.prototype) === Error.prototype,
+      Object.prototype.toString.call(e), attempt(() => DOMException.prototype.toString()), Object.keys(DOMException).length,
+      DOMException.DOMSTRING_SIZE_ERR, DOMException.VALIDATION_ERR, new URLSearchParams(DOMException).toString().split('&').slice(0, 3),
+      [options.name, options.code, options.cause, Object.hasOwn(options, 'cause')], new DOMException('bar', {}).name,
+      new DOMException('s', 'AbortError').stack.split('\\n')[0], attempt(() => DOMException())];
+  }`;
+  assert.deepEqual(await inSandbox(code), [false, 'function', true, 'throws TypeError', 5, true, true, '[object DOMException]',
+    'throws TypeError', 25, 2, 16, ['INDEX_SIZE_ERR=1', 'DOMSTRING_SIZE_ERR=2', 'HIERARCHY_REQUEST_ERR=3'],
+    ['NotSupportedError', 9, 'why', false], 'Error', 'AbortError: s', 'throws TypeError']);
+});
+
+test('CustomEvent, trusted abort events, isTrusted as an own unforgeable getter', async () => {
+  const code = `async () => {
+    ${ATTEMPT}
+    const target = new EventTarget();
+    const seen = [];
+    target.addEventListener('ping', (event) => { seen.push(event.detail, event instanceof Event, String(event)); event.initCustomEvent('pong', false, false, 'changed'); seen.push(event.type); });
+    target.dispatchEvent(new CustomEvent('ping', { detail: { n: 1 } }));
+    const plain = new CustomEvent('x');
+    plain.initCustomEvent('y', true, false, 7);
+    const controller = new AbortController();
+    let trusted;
+    controller.signal.addEventListener('abort', (event) => { trusted = event.isTrusted; });
+    controller.abort();
+    const a = Object.getOwnPropertyDescriptor(new Event('a'), 'isTrusted');
+    const b = Object.getOwnPropertyDescriptor(new Event('b'), 'isTrusted');
+    return [seen, [plain.type, plain.bubbles, plain.detail], new CustomEvent('z').detail, attempt(() => plain.initCustomEvent()),
+      trusted, new Event('x').isTrusted, a.get === b.get, a.configurable, attempt(() => a.get.call({}))];
+  }`;
+  assert.deepEqual(await inSandbox(code), [[{ n: 1 }, true, '[object CustomEvent]', 'ping'], ['y', true, 7], null,
+    'throws TypeError', true, false, true, false, 'throws TypeError']);
+});
+
+test('URLSearchParams reads a record\'s keys as well-formed strings (the last of equal ones), and an object through its own iterator', async () => {
+  const code = `async () => {
+    const withIterator = new URLSearchParams();
+    withIterator[Symbol.iterator] = function* () { yield ['a', 'b']; };
+    const params = new URLSearchParams({ '\\uD835x': '1', xx: '2', '\\uD83Dx': '3' });
+    params.append('k\\uDC00', 'v\\uD800');
+    return [[...params], new URLSearchParams(withIterator).get('a'), new URLSearchParams(function f() {}).toString()];
+  }`;
+  const [sandbox, node] = await inSandbox(code, { node: true });
+  assert.deepEqual(sandbox, [[['\uFFFDx', '3'], ['xx', '2'], ['k\uFFFD', 'v\uFFFD']], 'b', '']);
+  assert.deepEqual(sandbox, node);
+});

@@ -48,34 +48,70 @@
   }
 
   // ---- DOMException ----------------------------------------------------------------------------
-  // WebIDL's table of legacy names, codes and constants.
-  const DOM_ERRORS = [
-    ['IndexSizeError', 1, 'INDEX_SIZE_ERR'], ['HierarchyRequestError', 3, 'HIERARCHY_REQUEST_ERR'],
-    ['WrongDocumentError', 4, 'WRONG_DOCUMENT_ERR'], ['InvalidCharacterError', 5, 'INVALID_CHARACTER_ERR'],
-    ['NoModificationAllowedError', 7, 'NO_MODIFICATION_ALLOWED_ERR'], ['NotFoundError', 8, 'NOT_FOUND_ERR'],
-    ['NotSupportedError', 9, 'NOT_SUPPORTED_ERR'], ['InUseAttributeError', 10, 'INUSE_ATTRIBUTE_ERR'],
-    ['InvalidStateError', 11, 'INVALID_STATE_ERR'], ['SyntaxError', 12, 'SYNTAX_ERR'],
-    ['InvalidModificationError', 13, 'INVALID_MODIFICATION_ERR'], ['NamespaceError', 14, 'NAMESPACE_ERR'],
-    ['InvalidAccessError', 15, 'INVALID_ACCESS_ERR'], ['TypeMismatchError', 17, 'TYPE_MISMATCH_ERR'],
-    ['SecurityError', 18, 'SECURITY_ERR'], ['NetworkError', 19, 'NETWORK_ERR'], ['AbortError', 20, 'ABORT_ERR'],
-    ['URLMismatchError', 21, 'URL_MISMATCH_ERR'], ['QuotaExceededError', 22, 'QUOTA_EXCEEDED_ERR'],
-    ['TimeoutError', 23, 'TIMEOUT_ERR'], ['InvalidNodeTypeError', 24, 'INVALID_NODE_TYPE_ERR'],
-    ['DataCloneError', 25, 'DATA_CLONE_ERR'],
+  // A Web IDL interface (name, message, code and cause are brand-checked getters on the prototype,
+  // the constants are on both the interface and its prototype) whose instances are real Error
+  // objects (Error.prototype below DOMException.prototype, Error.isError true, a stack), while the
+  // interface itself inherits from Function.prototype, not from Error.
+  // WebIDL's constants, in order, and the names that carry a legacy code.
+  const DOM_CONSTANTS = [
+    'INDEX_SIZE_ERR', 'DOMSTRING_SIZE_ERR', 'HIERARCHY_REQUEST_ERR', 'WRONG_DOCUMENT_ERR', 'INVALID_CHARACTER_ERR',
+    'NO_DATA_ALLOWED_ERR', 'NO_MODIFICATION_ALLOWED_ERR', 'NOT_FOUND_ERR', 'NOT_SUPPORTED_ERR', 'INUSE_ATTRIBUTE_ERR',
+    'INVALID_STATE_ERR', 'SYNTAX_ERR', 'INVALID_MODIFICATION_ERR', 'NAMESPACE_ERR', 'INVALID_ACCESS_ERR',
+    'VALIDATION_ERR', 'TYPE_MISMATCH_ERR', 'SECURITY_ERR', 'NETWORK_ERR', 'ABORT_ERR', 'URL_MISMATCH_ERR',
+    'QUOTA_EXCEEDED_ERR', 'TIMEOUT_ERR', 'INVALID_NODE_TYPE_ERR', 'DATA_CLONE_ERR',
   ];
-  const hasOwnProperty = Object.prototype.hasOwnProperty;
-  const DOM_CODES = {};
-  for (const [name, code] of DOM_ERRORS) DOM_CODES[name] = code;
-  DOM_CODES.ValidationError = 0;
-  class DOMException extends ErrorCtor {
-    constructor(message = '', name = 'Error') {
-      super(StringCtor(message));
-      defineProperty(this, 'name', { value: StringCtor(name), writable: true, configurable: true });
-    }
-    get code() { return ReflectApply(hasOwnProperty, DOM_CODES, [this.name]) ? DOM_CODES[this.name] : 0; }
+  const DOM_CODES = new MapCtor([
+    ['IndexSizeError', 1], ['HierarchyRequestError', 3], ['WrongDocumentError', 4], ['InvalidCharacterError', 5],
+    ['NoModificationAllowedError', 7], ['NotFoundError', 8], ['NotSupportedError', 9], ['InUseAttributeError', 10],
+    ['InvalidStateError', 11], ['SyntaxError', 12], ['InvalidModificationError', 13], ['NamespaceError', 14],
+    ['InvalidAccessError', 15], ['TypeMismatchError', 17], ['SecurityError', 18], ['NetworkError', 19],
+    ['AbortError', 20], ['URLMismatchError', 21], ['QuotaExceededError', 22], ['TimeoutError', 23],
+    ['InvalidNodeTypeError', 24], ['DataCloneError', 25],
+  ]);
+  const ReflectConstruct = Reflect.construct;
+  const domStates = new WeakMap();
+  const weakGet = WeakMap.prototype.get;
+  const weakSet = WeakMap.prototype.set;
+  function domState(self, member) {
+    const state = ReflectApply(weakGet, domStates, [self]);
+    if (state === undefined) throw new TypeErrorCtor(`Illegal invocation: DOMException.prototype.${member} read on an object that is not a DOMException`);
+    return state;
   }
-  for (const [, code, constant] of DOM_ERRORS) {
-    defineProperty(DOMException, constant, { value: code, enumerable: true });
-    defineProperty(DOMException.prototype, constant, { value: code, enumerable: true });
+  class DOMException {
+    // new DOMException(message, name) or new DOMException(message, { name, cause }).
+    constructor(message = undefined, options = undefined) {
+      const state = { message: message === undefined ? '' : StringCtor(message), name: 'Error', cause: undefined };
+      if (options === null || typeof options === 'object' || typeof options === 'function') {
+        // A dictionary: its members are read in the order of their names.
+        const cause = options == null ? undefined : options.cause;
+        const name = options == null ? undefined : options.name;
+        state.cause = cause;
+        if (name !== undefined) state.name = StringCtor(name);
+      } else if (options !== undefined) {
+        state.name = StringCtor(options);
+      }
+      const code = ReflectApply(mapGet, DOM_CODES, [state.name]);
+      state.code = code === undefined ? 0 : code;
+      // Made with the message so that its stack begins "<name>: <message>"; the own message
+      // property Error adds is then removed (message is the prototype's getter).
+      const self = ReflectConstruct(ErrorCtor, [state.message], new.target);
+      delete self.message;
+      ReflectApply(weakSet, domStates, [self, state]);
+      return self;
+    }
+    get name() { return domState(this, 'name').name; }
+    get message() { return domState(this, 'message').message; }
+    get code() { return domState(this, 'code').code; }
+    get cause() { return domState(this, 'cause').cause; }
+  }
+  defineProperty(DOMException.prototype, Symbol.toStringTag, { value: 'DOMException', configurable: true });
+  Object.setPrototypeOf(DOMException.prototype, ErrorCtor.prototype);
+  for (const member of ['name', 'message', 'code', 'cause']) {
+    defineProperty(DOMException.prototype, member, { enumerable: true });
+  }
+  for (let i = 0; i < DOM_CONSTANTS.length; i++) {
+    defineProperty(DOMException, DOM_CONSTANTS[i], { value: i + 1, enumerable: true });
+    defineProperty(DOMException.prototype, DOM_CONSTANTS[i], { value: i + 1, enumerable: true });
   }
   install('DOMException', DOMException);
 

@@ -71,7 +71,7 @@
   // web_streams.js when first needed): it would cost every fresh isolate about 0.15 ms to
   // deserialize (measured), and URL or Headers do not need it.
   const NAMES = ['URLSearchParams', 'URL', 'Event', 'EventTarget', 'AbortSignal', 'AbortController',
-    'Headers', 'Request', 'Response', 'fetch', 'Blob', 'File', 'FormData'];
+    'Headers', 'Request', 'Response', 'fetch', 'Blob', 'File', 'FormData', 'CustomEvent'];
   const STREAM_NAMES = ['ReadableStream', 'ReadableStreamDefaultReader', 'ReadableStreamBYOBReader',
     'ReadableStreamDefaultController', 'ReadableByteStreamController', 'WritableStream',
     'WritableStreamDefaultWriter', 'WritableStreamDefaultController', 'TransformStream',
@@ -185,17 +185,22 @@
       #list = [];
       #onChange = null;
       constructor(init = '') {
-        if (init instanceof URLSearchParams) {
-          this.#list = init.#list.map(([k, v]) => [k, v]);
-        } else if (init !== null && typeof init === 'object') {
+        // Web IDL's (sequence<sequence<USVString>> or record<USVString, USVString> or USVString):
+        // an object (a function too) with an iterator is a sequence (a URLSearchParams is read
+        // through its iterator, a replaced one included), another object a record; names and
+        // values become well-formed strings.
+        if (init !== null && (typeof init === 'object' || typeof init === 'function')) {
           if (typeof init[SymbolIterator] === 'function') {
             for (const pair of init) {
               const entry = [...pair];
               if (entry.length !== 2) throw new TypeErrorCtor('Each query pair must be an iterable [name, value] tuple');
-              this.#list.push([StringCtor(entry[0]), StringCtor(entry[1])]);
+              this.#list.push([usv(entry[0]), usv(entry[1])]);
             }
           } else {
-            for (const key of Object.keys(init)) this.#list.push([key, StringCtor(init[key])]);
+            // A record: two keys that become the same string keep the first's place, the last value.
+            const record = new Map();
+            for (const key of Object.keys(init)) record.set(usv(key), usv(init[key]));
+            for (const [key, value] of record) this.#list.push([key, value]);
           }
         } else {
           let text = StringCtor(init);
@@ -221,30 +226,30 @@
         params.#parse(search.slice(1));
       }
       get size() { return this.#list.length; }
-      append(name, value) { this.#list.push([StringCtor(name), StringCtor(value)]); this.#update(); }
+      append(name, value) { this.#list.push([usv(name), usv(value)]); this.#update(); }
       delete(name, value) {
-        const n = StringCtor(name);
-        const v = value === undefined ? undefined : StringCtor(value);
+        const n = usv(name);
+        const v = value === undefined ? undefined : usv(value);
         this.#list = this.#list.filter(([k, val]) => !(k === n && (v === undefined || val === v)));
         this.#update();
       }
       get(name) {
-        const n = StringCtor(name);
+        const n = usv(name);
         const found = this.#list.find(([k]) => k === n);
         return found ? found[1] : null;
       }
       getAll(name) {
-        const n = StringCtor(name);
+        const n = usv(name);
         return this.#list.filter(([k]) => k === n).map(([, v]) => v);
       }
       has(name, value) {
-        const n = StringCtor(name);
-        const v = value === undefined ? undefined : StringCtor(value);
+        const n = usv(name);
+        const v = value === undefined ? undefined : usv(value);
         return this.#list.some(([k, val]) => k === n && (v === undefined || val === v));
       }
       set(name, value) {
-        const n = StringCtor(name);
-        const v = StringCtor(value);
+        const n = usv(name);
+        const v = usv(value);
         const index = this.#list.findIndex(([k]) => k === n);
         if (index === -1) {
           this.#list.push([n, v]);
@@ -352,6 +357,9 @@
     // Set by the classes' static blocks: reach into their private state.
     let dispatchTo;
     let isEvent;
+    let isDispatching;
+    let trustedEvent;
+    let isTrustedGetter;
     let removeEntry;
     let isSignal;
     let addAbortAlgorithm;
@@ -369,6 +377,7 @@
       #target = null;
       #current = null;
       #timeStamp;
+      #trusted = false;
       constructor(type, init = undefined) {
         if (arguments.length === 0) throw new TypeErrorCtor("Failed to construct 'Event': 1 argument required, but only 0 present.");
         if (init !== undefined && init !== null && typeof init !== 'object' && typeof init !== 'function') {
@@ -379,6 +388,8 @@
         this.#cancelable = Boolean(init && init.cancelable);
         this.#composed = Boolean(init && init.composed);
         this.#timeStamp = natives.now();
+        // isTrusted is [LegacyUnforgeable]: an own accessor of every event, one getter for all.
+        defineProperty(this, 'isTrusted', { get: isTrustedGetter, enumerable: true, configurable: false });
       }
       get type() { return this.#type; }
       get bubbles() { return this.#bubbles; }
@@ -393,7 +404,6 @@
       get target() { return this.#target; }
       get srcElement() { return this.#target; }
       get currentTarget() { return this.#current; }
-      get isTrusted() { return false; }
       get timeStamp() { return this.#timeStamp; }
       composedPath() { return this.#current === null ? [] : [this.#current]; }
       preventDefault() { if (this.#cancelable && !this.#inPassive) this.#canceled = true; }
@@ -457,9 +467,35 @@
           return !event.#canceled;
         };
         isEvent = (value) => value !== null && typeof value === 'object' && #type in value;
+        isDispatching = (event) => event.#dispatching;
+        // An event the platform itself dispatches (AbortSignal's abort) is trusted.
+        trustedEvent = (type) => { const event = new Event(type); event.#trusted = true; return event; };
+        isTrustedGetter = getOwnPropertyDescriptor({
+          get isTrusted() {
+            if (!(this !== null && typeof this === 'object' && #trusted in this)) throw new TypeErrorCtor('Illegal invocation: isTrusted read on an object that is not an Event');
+            return this.#trusted;
+          },
+        }, 'isTrusted').get;
       }
     }
     install('Event', Event);
+    class CustomEvent extends Event {
+      #detail;
+      constructor(type, init = undefined) {
+        if (arguments.length === 0) throw new TypeErrorCtor("Failed to construct 'CustomEvent': 1 argument required, but only 0 present.");
+        super(type, init);
+        this.#detail = init == null || init.detail === undefined ? null : init.detail;
+      }
+      get detail() { return this.#detail; }
+      initCustomEvent(type, bubbles = false, cancelable = false, detail = null) {
+        if (arguments.length === 0) throw new TypeErrorCtor("Failed to execute 'initCustomEvent' on 'CustomEvent': 1 argument required, but only 0 present.");
+        if (isDispatching(this)) return;
+        this.initEvent(type, bubbles, cancelable);
+        this.#detail = detail;
+      }
+      get [SymbolToStringTag]() { return 'CustomEvent'; }
+    }
+    install('CustomEvent', CustomEvent);
 
     function reportError(error) {
       let text;
@@ -608,7 +644,7 @@
         const algorithms = this.#algorithms;
         this.#algorithms = [];
         for (const algorithm of algorithms) algorithm();
-        this.dispatchEvent(new Event('abort'));
+        this.dispatchEvent(trustedEvent('abort'));
       }
       get [SymbolToStringTag]() { return 'AbortSignal'; }
       static {
