@@ -383,3 +383,22 @@ test('URLSearchParams reads a record\'s keys as well-formed strings (the last of
   assert.deepEqual(sandbox, [[['\uFFFDx', '3'], ['xx', '2'], ['k\uFFFD', 'v\uFFFD']], 'b', '']);
   assert.deepEqual(sandbox, node);
 });
+
+// HTML's structured serialization refuses platform objects that are not serializable (Response,
+// URL, Headers, an EventTarget, ...) and views past the end of a shrunk resizable buffer, with a
+// DataCloneError; before, the first came back as {} and the view as an empty one (or a TypeError).
+test('structuredClone refuses non-serializable platform objects and out-of-bounds views', async () => {
+  const code = `async () => {
+    const attempt = (f) => { try { f(); return 'ok'; } catch (e) { return e.name + (e instanceof DOMException ? ' ' + e.code : ''); } };
+    const buffer = new ArrayBuffer(16, { maxByteLength: 64 });
+    const ta = new Uint8Array(buffer, 8);
+    const dv = new DataView(buffer, 8);
+    const empty = new Uint8Array(new ArrayBuffer(0, { maxByteLength: 8 }));
+    buffer.resize(0);
+    return [new Response(), new URL('https://a.example/'), new URLSearchParams('a=1'), new Headers(), new EventTarget(),
+      new AbortController(), new Event('x'), new Request('https://a.example/'), new FormData()].map((v) => attempt(() => structuredClone(v)))
+      .concat([attempt(() => structuredClone(ta)), attempt(() => structuredClone(dv)), attempt(() => structuredClone(empty)),
+        attempt(() => structuredClone({ nested: [new Blob(['x'])] }))]);
+  }`;
+  assert.deepEqual(await inSandbox(code), [...Array(11).fill('DataCloneError 25'), 'ok', 'ok']);
+});

@@ -105,7 +105,9 @@ function runInNode(file) {
 process.stdin.on('data', (d) => { code += d; });
 process.stdin.on('end', () => {
   const fn = new Function('return (' + code + ')')();
-  fn().then((r) => process.stdout.write(JSON.stringify(r)), (e) => { console.error(e); process.exit(3); });
+  // Exits once the results are written: a file may leave a handle open (a MessagePort), which
+  // would keep the process alive.
+  fn().then((r) => process.stdout.write(JSON.stringify(r), () => process.exit(0)), (e) => { console.error(e); process.exit(3); });
 });`;
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['-e', runner], { stdio: ['pipe', 'pipe', 'pipe'] });

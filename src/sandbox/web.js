@@ -28,6 +28,7 @@
   const TypedArray = getPrototypeOf(Uint8Array);
   const typedArrayTag = Object.getOwnPropertyDescriptor(TypedArray.prototype, Symbol.toStringTag).get;
   const typedArraySet = TypedArray.prototype.set;
+  const typedArraySubarray = TypedArray.prototype.subarray;
   const arrayIncludes = Array.prototype.includes;
   const nativeLog = natives.log;
   const codec = natives.codec;
@@ -238,9 +239,10 @@
         setAdd, setForEach, bufferSlice, bufferTransfer, bufferDetached, bufferResizable, bufferMaxByteLength,
         typedArrayBuffer, typedArrayOffset, typedArrayLength, dataViewBuffer, dataViewOffset, dataViewLength, hasOwn,
         getOwnPropertyDescriptor, EvalError, RangeError, ReferenceError, SyntaxError,
-        TypeError, URIError,
+        TypeError, URIError, typedArraySubarray,
         // Blob and File (web_net.js, built on first use: until then no value can be one).
         cloneBlob: (v) => (typeof natives.cloneBlob === 'function' ? natives.cloneBlob(v) : undefined),
+        platformObjectName: (v) => (typeof natives.platformObjectName === 'function' ? natives.platformObjectName(v) : undefined),
       });
     }
     return cloneImpl(value, options);

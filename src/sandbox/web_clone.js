@@ -13,6 +13,7 @@
     setAdd, setForEach, bufferSlice, bufferTransfer, bufferDetached, bufferResizable, bufferMaxByteLength,
     typedArrayBuffer, typedArrayOffset, typedArrayLength, dataViewBuffer, dataViewOffset, dataViewLength, hasOwn,
     getOwnPropertyDescriptor, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError, cloneBlob,
+    platformObjectName, typedArraySubarray,
   } = captured;
   const ERROR_TYPES = {
     Error: ErrorCtor, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError,
@@ -79,13 +80,26 @@
         if (isView(value)) {
           const tag = ReflectApply(typedArrayTag, value, []);
           // Offset and length are read before a transferred buffer moves (and detaches the view).
+          // A view past the end of its shrunk resizable buffer is refused: a DataView's getters
+          // throw then, a typed array's say 0 and 0 (subarray, which reads the real offset, throws).
           if (tag === undefined) {
-            const offset = ReflectApply(dataViewOffset, value, []);
-            const length = ReflectApply(dataViewLength, value, []);
+            let offset;
+            let length;
+            try {
+              offset = ReflectApply(dataViewOffset, value, []);
+              length = ReflectApply(dataViewLength, value, []);
+            } catch {
+              if (isDetached(ReflectApply(dataViewBuffer, value, []))) throw cloneError('A DataView on a detached ArrayBuffer');
+              throw cloneError('An out-of-bounds DataView');
+            }
             return remember(value, new DataViewCtor(bufferOf(ReflectApply(dataViewBuffer, value, [])), offset, length));
           }
           const offset = ReflectApply(typedArrayOffset, value, []);
           const length = ReflectApply(typedArrayLength, value, []);
+          const viewed = ReflectApply(typedArrayBuffer, value, []);
+          if (offset === 0 && length === 0 && bufferResizable !== undefined && ReflectApply(bufferResizable, viewed, [])) {
+            try { ReflectApply(typedArraySubarray, value, [0]); } catch { throw cloneError('An out-of-bounds TypedArray'); }
+          }
           const Ctor = TYPED_ARRAYS[tag];
           return remember(value, new Ctor(bufferOf(ReflectApply(typedArrayBuffer, value, [])), offset, length));
         }
@@ -124,6 +138,8 @@
         }
         const blob = cloneBlob(value);
         if (blob !== undefined) return remember(value, blob);
+        const platform = platformObjectName(value);
+        if (platform !== undefined) throw cloneError(`${platform} object`);
         if (value instanceof PromiseCtor || value instanceof WeakMapCtor || value instanceof WeakSetCtor ||
           (WeakRefCtor !== null && value instanceof WeakRefCtor)) {
           throw cloneError(`#<${proto && proto.constructor ? proto.constructor.name : 'Object'}>`);

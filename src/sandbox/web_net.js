@@ -179,9 +179,18 @@
       }
     }
 
+    // [interface name, brand check] of the platform objects structuredClone refuses (HTML: they
+    // are not serializable); Blob and File, which are, clone through natives.cloneBlob.
+    const platformBrands = [];
+    natives.platformObjectName = (value) => {
+      if (value === null || typeof value !== 'object') return undefined;
+      for (let i = 0; i < platformBrands.length; i++) if (platformBrands[i][1](value)) return platformBrands[i][0];
+      return undefined;
+    };
     // ---- URLSearchParams ---------------------------------------------------------------------
     const paramsIterator = pairIterators('URLSearchParams');
     class URLSearchParams {
+      static { platformBrands[platformBrands.length] = ['URLSearchParams', (value) => #list in value]; }
       #list = [];
       #onChange = null;
       constructor(init = '') {
@@ -288,6 +297,7 @@
     // The components array from the natives: href, origin, protocol, username, password, host,
     // hostname, port, pathname, search, hash.
     class URL {
+      static { platformBrands[platformBrands.length] = ['URL', (value) => #parts in value]; }
       #parts;
       #params = null;
       constructor(url, base) {
@@ -364,6 +374,7 @@
     let isSignal;
     let addAbortAlgorithm;
     class Event {
+      static { platformBrands[platformBrands.length] = ['Event', (value) => #type in value]; }
       #type;
       #bubbles;
       #cancelable;
@@ -519,6 +530,7 @@
       return { capture, once, passive, signal };
     }
     class EventTarget {
+      static { platformBrands[platformBrands.length] = ['EventTarget', (value) => #listeners in value]; }
       #listeners = new Map();
       addEventListener(type, callback, options) {
         if (arguments.length < 2) throw new TypeErrorCtor("Failed to execute 'addEventListener' on 'EventTarget': 2 arguments required.");
@@ -654,6 +666,7 @@
     }
     install('AbortSignal', AbortSignal);
     class AbortController {
+      static { platformBrands[platformBrands.length] = ['AbortController', (value) => #signal in value]; }
       #signal = new AbortSignal(ABORT);
       get signal() { return this.#signal; }
       abort(reason) { this.#signal[ABORT](reason); }
@@ -663,6 +676,7 @@
     netParts = {
       AbortController,
       AbortSignal,
+      isSignal: (value) => isSignal(value),
       zlib: {
         deflate: natives.deflate,
         deflateBound: natives.deflateBound,
@@ -691,6 +705,7 @@
     let headersImmutable;
     const headersIterator = pairIterators('Headers');
     class Headers {
+      static { platformBrands[platformBrands.length] = ['Headers', (value) => #map in value]; }
       #map = new Map();
       #immutable = false;
       // Changes so far, and the sorted-and-combined pairs of the last change iterated: an
@@ -917,6 +932,7 @@
     let formList;
     const formIterator = pairIterators('FormData');
     class FormData {
+      static { platformBrands[platformBrands.length] = ['FormData', (value) => #list in value]; }
       #list = [];
       constructor(form = undefined) {
         if (form !== undefined) throw new TypeErrorCtor("Failed to construct 'FormData': parameter 1 is not of type 'HTMLFormElement'.");
@@ -1291,6 +1307,7 @@
     const FORBIDDEN_METHODS = ['CONNECT', 'TRACE', 'TRACK'];
     const REDIRECTS = ['follow', 'error', 'manual'];
     class Request {
+      static { platformBrands[platformBrands.length] = ['Request', (value) => #url in value]; }
       #url;
       #method;
       #headers;
@@ -1370,6 +1387,7 @@
     // Response.json hands its extracted body to the constructor under this key.
     const JSON_BODY = SymbolCtor('json body');
     class Response {
+      static { platformBrands[platformBrands.length] = ['Response', (value) => #status in value]; }
       #status;
       #statusText;
       #headers;
