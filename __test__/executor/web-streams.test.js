@@ -393,3 +393,22 @@ test('CompressionStream and DecompressionStream: gzip, deflate and deflate-raw c
   }
   assert.deepEqual([badFormat, notBytes, empty], ['TypeError', 'TypeError', true]);
 });
+
+// Web IDL's promise-returning operations reject rather than throw: pipeTo and cancel called on
+// something that is not a ReadableStream, and pipeTo given a signal that is only dressed as an
+// AbortSignal (its prototype, no brand), settle as rejected promises with a TypeError.
+test('pipeTo and cancel reject on a wrong receiver or a fake signal', async () => {
+  const [sandbox, node] = await both(`async () => {
+    ${HELPERS}
+    const outcome = (f) => { try { return settle(f()); } catch (e) { return ['threw', e.name]; } };
+    const fake = Object.create(AbortSignal.prototype);
+    return [
+      await outcome(() => ReadableStream.prototype.pipeTo.call({}, new WritableStream())),
+      await outcome(() => ReadableStream.prototype.cancel.call({})),
+      await outcome(() => new ReadableStream().pipeTo(new WritableStream(), { signal: fake })),
+      await outcome(() => new ReadableStream({ start(c) { c.close(); } }).pipeTo(new WritableStream(), { signal: new AbortController().signal })),
+    ];
+  }`);
+  assert.deepEqual(sandbox, [['err', 'TypeError'], ['err', 'TypeError'], ['err', 'TypeError'], ['ok', null]]);
+  assert.deepEqual(sandbox, node);
+});

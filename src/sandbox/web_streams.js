@@ -9,7 +9,8 @@
 // lives on the isolate's heap, under the run's memory bound.
 (function streams(intrinsics, net) {
   'use strict';
-  const { AbortController, AbortSignal, zlib } = net;
+  const { AbortController, isSignal, zlib } = net;
+  const notThis = (method) => new TypeErrorCtor(`Failed to execute '${method}' on 'ReadableStream': Illegal invocation`);
   const { defineProperty, getPrototypeOf, create: objectCreate } = intrinsics.Object;
   const ReflectApply = intrinsics.ReflectApply;
   const PromiseCtor = intrinsics.Promise;
@@ -605,9 +606,12 @@
           (reason) => promiseCall(cancel, source, [reason]), hwm, size);
       }
       get locked() { return isReadableLocked(this.#s); }
+      // Promise-returning operations reject (they do not throw) when `this` is not a ReadableStream.
       cancel(reason = undefined) {
-        if (isReadableLocked(this.#s)) return PromiseReject(new TypeErrorCtor('Cannot cancel a locked stream'));
-        return readableStreamCancel(this.#s, reason);
+        const source = readableRecord(this);
+        if (source === undefined) return PromiseReject(notThis('cancel'));
+        if (isReadableLocked(source)) return PromiseReject(new TypeErrorCtor('Cannot cancel a locked stream'));
+        return readableStreamCancel(source, reason);
       }
       getReader(options = undefined) {
         const mode = dictionary(options, "Failed to execute 'getReader' on 'ReadableStream'").mode;
@@ -628,13 +632,15 @@
         return transform.readable;
       }
       pipeTo(destination, options = undefined) {
+        const source = readableRecord(this);
+        if (source === undefined) return PromiseReject(notThis('pipeTo'));
         const dest = writableRecord(destination);
         if (dest === undefined) return PromiseReject(new TypeErrorCtor("Failed to execute 'pipeTo' on 'ReadableStream': parameter 1 is not of type 'WritableStream'."));
         let opts;
         try { opts = pipeOptions(options); } catch (error) { return PromiseReject(error); }
-        if (isReadableLocked(this.#s)) return PromiseReject(new TypeErrorCtor('Cannot pipe a locked stream'));
+        if (isReadableLocked(source)) return PromiseReject(new TypeErrorCtor('Cannot pipe a locked stream'));
         if (dest.writer !== null) return PromiseReject(new TypeErrorCtor('Cannot pipe to a locked stream'));
-        return readableStreamPipeTo(this.#s, dest, opts);
+        return readableStreamPipeTo(source, dest, opts);
       }
       tee() {
         const [a, b] = readableStreamTee(this.#s);
@@ -1272,7 +1278,7 @@
     function pipeOptions(options) {
       const dict = dictionary(options, "Failed to execute 'pipeTo' on 'ReadableStream'");
       const signal = dict.signal;
-      if (signal !== undefined && !(signal instanceof AbortSignal)) {
+      if (signal !== undefined && !isSignal(signal)) {
         throw new TypeErrorCtor("Failed to execute 'pipeTo' on 'ReadableStream': member signal is not of type AbortSignal.");
       }
       return { preventAbort: Boolean(dict.preventAbort), preventCancel: Boolean(dict.preventCancel), preventClose: Boolean(dict.preventClose), signal };
