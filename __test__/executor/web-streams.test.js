@@ -412,3 +412,25 @@ test('pipeTo and cancel reject on a wrong receiver or a fake signal', async () =
   assert.deepEqual(sandbox, [['err', 'TypeError'], ['err', 'TypeError'], ['err', 'TypeError'], ['ok', null]]);
   assert.deepEqual(sandbox, node);
 });
+
+// The ReadableStream constructor reads its arguments as Web IDL converts them: the strategy first
+// (highWaterMark, converted at once, then size), then the source's members in name order
+// (autoAllocateChunkSize, cancel, pull, start, type), each once; a bad autoAllocateChunkSize is a
+// TypeError. Node 20 reads size before highWaterMark, so this runs in the sandbox only.
+test('the ReadableStream constructor reads strategy then source, each member once, in name order', async () => {
+  const out = await ex.execute({ code: `() => {
+    const reads = [];
+    const spy = (name, members) => new Proxy(members, { get(target, key) { reads.push(name + '.' + String(key)); return target[key]; } });
+    const hwm = { valueOf() { reads.push('hwm.valueOf'); return 2; } };
+    new ReadableStream(spy('source', { type: 'bytes', autoAllocateChunkSize: 8, start() {}, pull() {}, cancel() {} }), spy('strategy', { highWaterMark: hwm }));
+    const refused = [-1, NaN, Infinity].map((n) => { try { new ReadableStream({ autoAllocateChunkSize: n }); return 'ok'; } catch (e) { return e.name; } });
+    let zero; try { new ReadableStream({ type: 'bytes', autoAllocateChunkSize: 0 }); zero = 'ok'; } catch (e) { zero = e.name; }
+    new ReadableStream({ autoAllocateChunkSize: 0 });
+    return [reads, refused, zero];
+  }` });
+  assert.equal(out.error, undefined, out.error);
+  assert.deepEqual(out.result, [
+    ['strategy.highWaterMark', 'hwm.valueOf', 'strategy.size', 'source.autoAllocateChunkSize', 'source.cancel', 'source.pull', 'source.start', 'source.type'],
+    ['TypeError', 'TypeError', 'TypeError'], 'TypeError',
+  ]);
+});

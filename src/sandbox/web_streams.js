@@ -100,6 +100,26 @@
     }
 
     // ---- Queuing strategies -------------------------------------------------------------------
+    // A QueuingStrategy dictionary's members, read once in name order (highWaterMark, converted
+    // to a number, then size, which must be callable), as a plain object.
+    function strategyMembers(strategy, context) {
+      const dict = dictionary(strategy, context);
+      const raw = dict.highWaterMark;
+      const highWaterMark = raw === undefined ? undefined : NumberCtor(raw);
+      const size = dict.size;
+      if (size !== undefined && typeof size !== 'function') throw new TypeErrorCtor(`${context}: the strategy's size must be a function`);
+      return { highWaterMark, size };
+    }
+    // UnderlyingSource's autoAllocateChunkSize ([EnforceRange] unsigned long long), checked where
+    // Web IDL reads it; it is not used further (a byte stream's default reads get no BYOB request).
+    function enforceChunkSize(value, context) {
+      if (value === undefined) return undefined;
+      const number = NumberCtor(value);
+      if (number !== number || number < 0 || number > 9007199254740991) {
+        throw new TypeErrorCtor(`${context}: autoAllocateChunkSize is outside the range of unsigned long long`);
+      }
+      return MathFloor(number);
+    }
     function extractHighWaterMark(strategy, defaultHWM) {
       if (strategy.highWaterMark === undefined) return defaultHWM;
       const hwm = NumberCtor(strategy.highWaterMark);
@@ -579,13 +599,18 @@
         }
         const source = underlyingSource === undefined || underlyingSource === null ? null : underlyingSource;
         if (source !== null && !isObject(source)) throw new TypeErrorCtor("Failed to construct 'ReadableStream': The provided value is not an object.");
-        const strategyDict = dictionary(strategy, "Failed to construct 'ReadableStream'");
         const context = "Failed to construct 'ReadableStream'";
+        // Web IDL converts the strategy argument before the body reads the source, each
+        // dictionary's members in the order of their names, each read once.
+        const strategyDict = strategyMembers(strategy, context);
+        const chunkSize = source === null ? undefined : enforceChunkSize(source.autoAllocateChunkSize, context);
         const cancel = source === null ? undefined : getMethod(source, 'cancel', context);
         const pull = source === null ? undefined : getMethod(source, 'pull', context);
         const start = source === null ? undefined : getMethod(source, 'start', context);
-        const type = source === null || source.type === undefined ? undefined : StringCtor(source.type);
+        const rawType = source === null ? undefined : source.type;
+        const type = rawType === undefined ? undefined : StringCtor(rawType);
         if (type !== undefined && type !== 'bytes') throw new TypeErrorCtor(`${context}: '${type}' is not a valid stream type`);
+        if (type === 'bytes' && chunkSize === 0) throw new TypeErrorCtor(`${context}: autoAllocateChunkSize must be greater than 0`);
         this.#s = newReadableRecord();
         this.#s.object = this;
         const controller = { bytes: type === 'bytes', object: null };
