@@ -93,6 +93,8 @@ test('web APIs (child): streams, Blobs and crypto that never end, cycle or grow 
       code(0, 7);
       return (await new Response(new Blob([out]).stream().pipeThrough(new DecompressionStream('deflate-raw'))).arrayBuffer()).byteLength;
     }`, /larger than the memory bound/],
+    'a MessageChannel ping-pong': ['async () => { const { port1, port2 } = new MessageChannel(); port1.onmessage = (e) => port1.postMessage(e.data); port2.onmessage = (e) => port2.postMessage(e.data); port1.postMessage(1); await new Promise(() => {}); }', TIMED_OUT, 500],
+    'a MessageChannel flood never read': ["async () => { const { port1 } = new MessageChannel(); for (;;) port1.postMessage('x'.repeat(1000) + Math.random()); }", MEMORY],
     'multipart from a huge FormData': ["async () => { const f = new FormData(); const big = new Blob([new Uint8Array(2 ** 24)]); for (let i = 0; i < 64; i++) f.append('f' + i, big); return (await new Response(f).arrayBuffer()).byteLength; }", MEMORY],
   };
   const child = await runChild({

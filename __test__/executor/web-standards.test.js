@@ -402,3 +402,49 @@ test('structuredClone refuses non-serializable platform objects and out-of-bound
   }`;
   assert.deepEqual(await inSandbox(code), [...Array(11).fill('DataCloneError 25'), 'ok', 'ok']);
 });
+
+// MessageChannel inside the isolate: messages are cloned when posted (a transferred buffer is
+// detached at once), delivered in order as tasks once a port is started (onmessage starts it;
+// addEventListener needs start()), not at all after close; a port cannot post itself.
+test('MessageChannel: cloned, transferred, ordered delivery to a started port; close; MessageEvent', async () => {
+  const code = `async () => {
+    const { port1, port2 } = new MessageChannel();
+    const got = [];
+    const done = new Promise((resolve) => {
+      port2.onmessage = (event) => { got.push([event.data, event instanceof MessageEvent, event.origin, event.ports.length]); if (got.length === 3) resolve(); };
+    });
+    const buffer = new Uint8Array([1, 2, 3]).buffer;
+    const sent = { n: 1 };
+    port1.postMessage(sent);
+    sent.n = 2;
+    port1.postMessage(buffer, [buffer]);
+    port1.postMessage('last', { transfer: [] });
+    const detached = buffer.byteLength;
+    await done;
+    const quiet = new MessageChannel();
+    let heard = 0;
+    quiet.port2.addEventListener('message', () => { heard++; });
+    quiet.port1.postMessage('not started');
+    await new Promise((r) => setTimeout(r, 5));
+    const beforeStart = heard;
+    quiet.port2.start();
+    await new Promise((r) => setTimeout(r, 5));
+    quiet.port2.close();
+    quiet.port1.postMessage('after close');
+    await new Promise((r) => setTimeout(r, 5));
+    let self; try { port1.postMessage(null, [port1]); } catch (e) { self = e.name; }
+    let clone; try { port1.postMessage(() => 1); } catch (e) { clone = e.name; }
+    let ctor; try { new MessagePort(); } catch (e) { ctor = e.name; }
+    // Node keeps a process alive while a port is open.
+    for (const port of [port1, port2, quiet.port1]) port.close();
+    return [got.map(([d, ...rest]) => [d instanceof ArrayBuffer ? [...new Uint8Array(d)] : d, ...rest]), detached, beforeStart, heard,
+      self, clone, ctor, String(port1), new MessageEvent('message', { data: 7 }).data];
+  }`;
+  const [sandbox, node] = await inSandbox(code, { node: true });
+  assert.deepEqual(sandbox, [[[{ n: 1 }, true, '', 0], [[1, 2, 3], true, '', 0], ['last', true, '', 0]], 0, 0, 1,
+    'DataCloneError', 'DataCloneError', 'TypeError', '[object MessagePort]', 7]);
+  // Node 20 departs from HTML in two places: addEventListener('message') starts its port, and a
+  // port's tag is EventTarget's. The rest is the same.
+  const except = (result) => result.filter((_, i) => i !== 2 && i !== 7);
+  assert.deepEqual(except(sandbox), except(node));
+});

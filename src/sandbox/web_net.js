@@ -24,6 +24,8 @@
   const decoder = new TextDecoder();
   const DOMExceptionCtor = global.DOMException;
   const setTimeoutFn = global.setTimeout;
+  const structuredCloneFn = global.structuredClone;
+  const freeze = Object.freeze;
   const SymbolCtor = Symbol;
   const SymbolToStringTag = Symbol.toStringTag;
   // The run's clock, read at call time (a File's default lastModified).
@@ -71,7 +73,8 @@
   // web_streams.js when first needed): it would cost every fresh isolate about 0.15 ms to
   // deserialize (measured), and URL or Headers do not need it.
   const NAMES = ['URLSearchParams', 'URL', 'Event', 'EventTarget', 'AbortSignal', 'AbortController',
-    'Headers', 'Request', 'Response', 'fetch', 'Blob', 'File', 'FormData', 'CustomEvent'];
+    'Headers', 'Request', 'Response', 'fetch', 'Blob', 'File', 'FormData', 'CustomEvent', 'MessageChannel',
+    'MessagePort', 'MessageEvent'];
   const STREAM_NAMES = ['ReadableStream', 'ReadableStreamDefaultReader', 'ReadableStreamBYOBReader',
     'ReadableStreamDefaultController', 'ReadableByteStreamController', 'WritableStream',
     'WritableStreamDefaultWriter', 'WritableStreamDefaultController', 'TransformStream',
@@ -672,6 +675,115 @@
       abort(reason) { this.#signal[ABORT](reason); }
     }
     install('AbortController', AbortController);
+
+    // ---- MessageChannel / MessagePort / MessageEvent ---------------------------------------
+    // Two entangled ports inside the one isolate (as in a Worker, where both ends usually stay
+    // in the same global). postMessage clones the message at once (structuredClone, transfers
+    // included; a port cannot be transferred) and delivers it to the other port as a task
+    // (a timer of 0 ms, so the run's timer bounds apply); a port delivers once started, by
+    // start() or by setting onmessage. A closed port sends and receives nothing.
+    class MessageEvent extends Event {
+      static { platformBrands[platformBrands.length] = ['MessageEvent', (value) => #data in value]; }
+      #data;
+      #origin;
+      #lastEventId;
+      #source;
+      #ports;
+      constructor(type, init = undefined) {
+        if (arguments.length === 0) throw new TypeErrorCtor("Failed to construct 'MessageEvent': 1 argument required, but only 0 present.");
+        super(type, init);
+        this.#data = init == null || init.data === undefined ? null : init.data;
+        this.#origin = init == null || init.origin === undefined ? '' : usv(init.origin);
+        this.#lastEventId = init == null || init.lastEventId === undefined ? '' : StringCtor(init.lastEventId);
+        this.#source = init == null || init.source === undefined ? null : init.source;
+        this.#ports = freeze(init == null || init.ports === undefined ? [] : [...init.ports]);
+      }
+      get data() { return this.#data; }
+      get origin() { return this.#origin; }
+      get lastEventId() { return this.#lastEventId; }
+      get source() { return this.#source; }
+      get ports() { return this.#ports; }
+      get [SymbolToStringTag]() { return 'MessageEvent'; }
+    }
+    install('MessageEvent', MessageEvent);
+    const PORT = SymbolCtor('port');
+    let entangle;
+    class MessagePort extends EventTarget {
+      static { platformBrands[platformBrands.length] = ['MessagePort', (value) => #queue in value]; }
+      #other = null;
+      #queue = [];
+      #started = false;
+      #closed = false;
+      #onmessage = null;
+      #onmessageerror = null;
+      constructor(key) {
+        super();
+        if (key !== PORT) throw new TypeErrorCtor('Illegal constructor');
+      }
+      postMessage(message, transfer = undefined) {
+        if (!(#queue in this)) throw new TypeErrorCtor("Failed to execute 'postMessage' on 'MessagePort': Illegal invocation");
+        if (arguments.length === 0) throw new TypeErrorCtor("Failed to execute 'postMessage' on 'MessagePort': 1 argument required, but only 0 present.");
+        // postMessage(message, transferList) or postMessage(message, { transfer }).
+        let list = [];
+        if (transfer !== undefined && transfer !== null) {
+          if (typeof transfer !== 'object') throw new TypeErrorCtor("Failed to execute 'postMessage' on 'MessagePort': The provided value is not of type 'StructuredSerializeOptions'.");
+          list = typeof transfer[SymbolIterator] === 'function' ? [...transfer] : transfer.transfer === undefined ? [] : [...transfer.transfer];
+        }
+        for (let i = 0; i < list.length; i++) {
+          if (list[i] === this) throw new DOMExceptionCtor('A port cannot post itself.', 'DataCloneError');
+        }
+        const data = structuredCloneFn(message, { transfer: list });
+        const target = this.#other;
+        if (this.#closed || target === null || target.#closed) return;
+        target.#queue[target.#queue.length] = data;
+        if (target.#started) target.#schedule();
+      }
+      start() {
+        if (this.#started || this.#closed) return;
+        this.#started = true;
+        for (let i = 0; i < this.#queue.length; i++) this.#schedule();
+      }
+      close() {
+        this.#closed = true;
+        this.#queue = [];
+        const other = this.#other;
+        this.#other = null;
+        if (other !== null) other.#other = null;
+      }
+      // One task per queued message, delivered in order.
+      #schedule() {
+        setTimeoutFn(() => {
+          if (this.#closed || this.#queue.length === 0) return;
+          const data = this.#queue[0];
+          this.#queue = this.#queue.slice(1);
+          this.dispatchEvent(new MessageEvent('message', { data }));
+        }, 0);
+      }
+      get onmessage() { return this.#onmessage; }
+      set onmessage(handler) {
+        this.#onmessage = typeof handler === 'function' || (handler !== null && typeof handler === 'object') ? handler : null;
+        this.start();
+      }
+      get onmessageerror() { return this.#onmessageerror; }
+      set onmessageerror(handler) {
+        this.#onmessageerror = typeof handler === 'function' || (handler !== null && typeof handler === 'object') ? handler : null;
+      }
+      get [SymbolToStringTag]() { return 'MessagePort'; }
+      static {
+        entangle = (a, b) => { a.#other = b; b.#other = a; };
+      }
+    }
+    install('MessagePort', MessagePort);
+    class MessageChannel {
+      static { platformBrands[platformBrands.length] = ['MessageChannel', (value) => #port1 in value]; }
+      #port1 = new MessagePort(PORT);
+      #port2 = new MessagePort(PORT);
+      constructor() { entangle(this.#port1, this.#port2); }
+      get port1() { return this.#port1; }
+      get port2() { return this.#port2; }
+      get [SymbolToStringTag]() { return 'MessageChannel'; }
+    }
+    install('MessageChannel', MessageChannel);
 
     netParts = {
       AbortController,
