@@ -598,3 +598,52 @@ test('AES-KW, wrapKey and unwrapKey: raw and JWK keys wrapped with AES-KW, AES-G
   }`);
   assert.deepEqual(sandbox, node);
 });
+
+// 192-bit AES keys for AES-CBC, AES-CTR and AES-KW (the aes crates have AES-192): what the sandbox
+// encrypts or wraps, Node decrypts or unwraps, and the reverse; generateKey and deriveKey make
+// them, JWK names them A192*. AES-GCM keeps 128 and 256 bits (ring has no AES-192-GCM).
+test('AES-192 for AES-CBC, AES-CTR and AES-KW, both ways with Node; AES-GCM-192 refused', async () => {
+  const raw = Buffer.from('000102030405060708090a0b0c0d0e0f1011121314151617', 'hex');
+  const iv = Buffer.alloc(16, 7);
+  const plain = Buffer.from('a message of some forty-odd bytes, not a block multiple');
+  const nodeCbc = await subtle.importKey('raw', raw, 'AES-CBC', false, ['encrypt', 'decrypt']);
+  const nodeCtr = await subtle.importKey('raw', raw, 'AES-CTR', false, ['encrypt', 'decrypt']);
+  const nodeKw = await subtle.importKey('raw', raw, 'AES-KW', false, ['wrapKey', 'unwrapKey']);
+  const fromNode = Buffer.from(await subtle.encrypt({ name: 'AES-CBC', iv }, nodeCbc, plain)).toString('base64');
+  const b64 = (x) => JSON.stringify(Buffer.from(x).toString('base64'));
+  const out = await ex.execute({ code: `async () => {
+    const bytes = (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+    const text = (b) => btoa(String.fromCharCode(...new Uint8Array(b)));
+    const settle = (p) => p.then(() => 'ok', (e) => e.name);
+    const raw = bytes(${b64(raw)});
+    const iv = bytes(${b64(iv)});
+    const plain = bytes(${b64(plain)});
+    const cbc = await crypto.subtle.importKey('raw', raw, 'AES-CBC', true, ['encrypt', 'decrypt']);
+    const ctr = await crypto.subtle.importKey('raw', raw, 'AES-CTR', false, ['encrypt']);
+    const kw = await crypto.subtle.importKey('raw', raw, 'AES-KW', false, ['wrapKey']);
+    const hmac = await crypto.subtle.importKey('raw', new Uint8Array(32).fill(9), { name: 'HMAC', hash: 'SHA-256' }, true, ['sign']);
+    const generated = await crypto.subtle.generateKey({ name: 'AES-CTR', length: 192 }, true, ['encrypt']);
+    const base = await crypto.subtle.importKey('raw', new Uint8Array(16), 'PBKDF2', false, ['deriveKey']);
+    const derived = await crypto.subtle.deriveKey({ name: 'PBKDF2', hash: 'SHA-256', salt: new Uint8Array(8), iterations: 10 }, base,
+      { name: 'AES-KW', length: 192 }, true, ['wrapKey']);
+    return [
+      text(await crypto.subtle.encrypt({ name: 'AES-CBC', iv }, cbc, plain)),
+      new TextDecoder().decode(await crypto.subtle.decrypt({ name: 'AES-CBC', iv }, cbc, bytes(${JSON.stringify(fromNode)}))),
+      text(await crypto.subtle.encrypt({ name: 'AES-CTR', counter: iv, length: 64 }, ctr, plain)),
+      text(await crypto.subtle.wrapKey('raw', hmac, kw, 'AES-KW')),
+      (await crypto.subtle.exportKey('jwk', cbc)).alg, generated.algorithm.length, (await crypto.subtle.exportKey('raw', generated)).byteLength,
+      derived.algorithm.length,
+      await settle(crypto.subtle.importKey('raw', raw, 'AES-GCM', false, ['encrypt'])),
+      await settle(crypto.subtle.generateKey({ name: 'AES-GCM', length: 192 }, false, ['encrypt'])),
+      await settle(crypto.subtle.generateKey({ name: 'AES-CBC', length: 160 }, false, ['encrypt'])),
+    ];
+  }` });
+  assert.equal(out.error, undefined, out.error);
+  const [cbc, decrypted, ctr, wrapped, ...rest] = out.result;
+  assert.equal(Buffer.from(await subtle.decrypt({ name: 'AES-CBC', iv }, nodeCbc, Buffer.from(cbc, 'base64'))).toString(), plain.toString());
+  assert.equal(decrypted, plain.toString());
+  assert.equal(Buffer.from(await subtle.decrypt({ name: 'AES-CTR', counter: iv, length: 64 }, nodeCtr, Buffer.from(ctr, 'base64'))).toString(), plain.toString());
+  const unwrapped = await subtle.unwrapKey('raw', Buffer.from(wrapped, 'base64'), nodeKw, 'AES-KW', { name: 'HMAC', hash: 'SHA-256' }, true, ['sign']);
+  assert.deepEqual(Buffer.from(await subtle.exportKey('raw', unwrapped)), Buffer.alloc(32, 9));
+  assert.deepEqual(rest, ['A192CBC', 192, 24, 192, 'NotSupportedError', 'NotSupportedError', 'OperationError']);
+});

@@ -294,6 +294,11 @@ function shim() {
   Object.assign(globalThis, api);
   if (typeof globalThis.self === 'undefined') globalThis.self = globalThis;
   globalThis.GLOBAL = { isWindow: () => false, isWorker: () => true, isShadowRealm: () => false };
+  // A worker's location (common/subset-tests.js reads its search); neither Node nor the sandbox has one.
+  if (typeof globalThis.location === 'undefined') {
+    globalThis.location = { href: 'https://web-platform.test/', origin: 'https://web-platform.test', protocol: 'https:',
+      host: 'web-platform.test', hostname: 'web-platform.test', port: '', pathname: '/', search: '', hash: '' };
+  }
 
   globalThis.__wptResults = async (timeoutMs) => {
     const deadline = Date.now() + timeoutMs;

@@ -1,6 +1,6 @@
 // Web Crypto beyond digest and random values: CryptoKey and crypto.subtle's importKey, exportKey,
 // generateKey, sign, verify, encrypt and decrypt for HMAC (SHA-1/256/384/512), AES-GCM (128- and
-// 256-bit keys, 96-bit IVs, 128-bit tags), AES-CBC, AES-CTR and AES-KW (128- and 256-bit keys),
+// 256-bit keys, 96-bit IVs, 128-bit tags), AES-CBC, AES-CTR and AES-KW (128-, 192- and 256-bit keys),
 // wrapKey and unwrapKey, ECDSA (P-256 with SHA-256, P-384 with SHA-384), Ed25519 and RSA
 // (RSASSA-PKCS1-v1_5, RSA-PSS) signing and verification (private keys as PKCS #8 or JWK, RSA ones of
 // 2048 to 4096 bits; public RSA keys of 2048 to 8192 bits), ECDSA and Ed25519 key pairs; ECDH (P-256,
@@ -204,8 +204,8 @@
       bytes = fromBase64url(jwk.k, 'The JWK k');
       if (jwk.alg !== undefined && jwk.alg !== aesAlg(name, bytes.length * 8)) throw dataError(`The JWK alg '${jwk.alg}' does not match the key`);
     } else throw notSupported(`Format '${format}' for AES keys`);
-    if (bytes.length === 24) throw notSupported('AES-192');
-    if (bytes.length !== 16 && bytes.length !== 32) throw dataError('An AES key must be 128 or 256 bits');
+    if (bytes.length !== 16 && bytes.length !== 24 && bytes.length !== 32) throw dataError('An AES key must be 128, 192 or 256 bits');
+    if (bytes.length === 24 && name === 'AES-GCM') throw notSupported('AES-GCM with a 192-bit key');
     if (allowed.length === 0) throw syntaxError('An AES key needs a usage');
     return makeKey('secret', extractable, { name, length: bytes.length * 8 }, allowed, bytes);
   }
@@ -684,8 +684,8 @@
     const { dict, name } = normalize(derivedKeyType, 'derivedKey');
     if (AES.includes(name) || name === 'AES-KW') {
       const length = NumberCtor(dict.length);
-      if (length === 192) throw notSupported('AES-192');
-      if (length !== 128 && length !== 256) throw new DOMException('An AES key must be 128 or 256 bits', 'OperationError');
+      if (length !== 128 && length !== 192 && length !== 256) throw new DOMException('An AES key must be 128, 192 or 256 bits', 'OperationError');
+      if (length === 192 && name === 'AES-GCM') throw notSupported('AES-GCM with a 192-bit key');
       return length;
     }
     const hash = normalizeHash(dict.hash);
@@ -789,8 +789,8 @@
       }
       if (AES.includes(name) || name === 'AES-KW') {
         const length = NumberCtor(dict.length);
-        if (length === 192) throw notSupported('AES-192');
-        if (length !== 128 && length !== 256) throw new DOMException('An AES key must be 128 or 256 bits', 'OperationError');
+        if (length !== 128 && length !== 192 && length !== 256) throw new DOMException('An AES key must be 128, 192 or 256 bits', 'OperationError');
+        if (length === 192 && name === 'AES-GCM') throw notSupported('AES-GCM with a 192-bit key');
         const allowed = checkUsages(keyUsages, aesUsages(name));
         if (allowed.length === 0) throw syntaxError('An AES key needs a usage');
         return makeKey('secret', extractable, { name, length }, allowed, randomBytes(length / 8));

@@ -622,11 +622,12 @@ pub(crate) fn crypto_aes_gcm(
     }
 }
 
-/// AES-CBC with Web Crypto's PKCS #7 padding, under a 128- or 256-bit key and a 16-byte IV;
+/// AES-CBC with Web Crypto's PKCS #7 padding, under a 128-, 192- or 256-bit key and a 16-byte IV;
 /// None when the key or IV has the wrong size or, decrypting, the data or its padding is wrong.
 pub(crate) fn aes_cbc(encrypt: bool, key: &[u8], iv: &[u8], data: &[u8]) -> Option<Vec<u8>> {
     match key.len() {
         16 => cbc_with::<aes::Aes128>(encrypt, key, iv, data),
+        24 => cbc_with::<aes::Aes192>(encrypt, key, iv, data),
         32 => cbc_with::<aes::Aes256>(encrypt, key, iv, data),
         _ => None,
     }
@@ -651,7 +652,7 @@ where
     }
 }
 
-/// AES-CTR (the same for both directions) under a 128- or 256-bit key, from the 16-byte
+/// AES-CTR (the same for both directions) under a 128-, 192- or 256-bit key, from the 16-byte
 /// `counter` block whose rightmost `length` bits count (1 to 128): they wrap to zero without
 /// carrying into the rest, as Web Crypto says. None for a wrong key, counter or length, or
 /// data of more than 2^length blocks (a counter block would repeat).
@@ -693,6 +694,9 @@ fn ctr_apply(key: &[u8], counter: u128, data: &mut [u8]) -> Option<()> {
         16 => ctr::Ctr128BE::<aes::Aes128>::new_from_slices(key, &iv)
             .ok()?
             .apply_keystream(data),
+        24 => ctr::Ctr128BE::<aes::Aes192>::new_from_slices(key, &iv)
+            .ok()?
+            .apply_keystream(data),
         32 => ctr::Ctr128BE::<aes::Aes256>::new_from_slices(key, &iv)
             .ok()?
             .apply_keystream(data),
@@ -701,7 +705,7 @@ fn ctr_apply(key: &[u8], counter: u128, data: &mut [u8]) -> Option<()> {
     Some(())
 }
 
-/// AES-KW (RFC 3394) of `data` under a 128- or 256-bit key: wrapping needs a multiple of 8
+/// AES-KW (RFC 3394) of `data` under a 128-, 192- or 256-bit key: wrapping needs a multiple of 8
 /// bytes, at least 16; unwrapping checks the integrity value. None when either fails.
 pub(crate) fn aes_kw(wrap: bool, key: &[u8], data: &[u8]) -> Option<Vec<u8>> {
     macro_rules! run {
@@ -716,6 +720,7 @@ pub(crate) fn aes_kw(wrap: bool, key: &[u8], data: &[u8]) -> Option<Vec<u8>> {
     }
     match key.len() {
         16 => run!(aes_kw::KekAes128),
+        24 => run!(aes_kw::KekAes192),
         32 => run!(aes_kw::KekAes256),
         _ => None,
     }
@@ -1200,6 +1205,33 @@ mod tests {
         assert_eq!(aes_ctr(&key, &counter, 1, &[0; 33]), None);
         assert_eq!(aes_ctr(&key, &counter, 0, &plain), None);
         assert_eq!(aes_ctr(&key, &counter, 129, &plain), None);
+    }
+
+    #[test]
+    fn aes_192_cbc_ctr_and_kw_match_the_nist_and_rfc_3394_vectors() {
+        // NIST SP 800-38A F.2.3 (CBC-AES192) and F.5.3 (CTR-AES192), first block; RFC 3394
+        // section 4.2 (128-bit key data under a 192-bit KEK).
+        let key = unhex("8e73b0f7da0e6452c810f32b809079e562f8ead2522c6b7b");
+        let plain = unhex("6bc1bee22e409f96e93d7e117393172a");
+        let iv = unhex("000102030405060708090a0b0c0d0e0f");
+        let cbc = aes_cbc(true, &key, &iv, &plain).unwrap();
+        assert_eq!(hex(&cbc[..16]), "4f021db243bc633d7178183a9fa071e8");
+        assert_eq!(aes_cbc(false, &key, &iv, &cbc).unwrap(), plain);
+        let counter = unhex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff");
+        assert_eq!(
+            hex(&aes_ctr(&key, &counter, 128, &plain).unwrap()),
+            "1abc932417521ca24f2b0459fe7e6e0b"
+        );
+        let kek = unhex("000102030405060708090a0b0c0d0e0f1011121314151617");
+        let data = unhex("00112233445566778899aabbccddeeff");
+        let wrapped = aes_kw(true, &kek, &data).unwrap();
+        assert_eq!(
+            hex(&wrapped),
+            "96778b25ae6ca435f92b5b97c050aed2468ab8a17ad84e5d"
+        );
+        assert_eq!(aes_kw(false, &kek, &wrapped).unwrap(), data);
+        // AES-GCM stays at 128 and 256 bits (ring has no AES-192-GCM).
+        assert!(aes_gcm(true, &key, &[0u8; 12], b"", b"").is_none());
     }
 
     #[test]
