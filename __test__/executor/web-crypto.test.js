@@ -647,3 +647,23 @@ test('AES-192 for AES-CBC, AES-CTR and AES-KW, both ways with Node; AES-GCM-192 
   assert.deepEqual(Buffer.from(await subtle.exportKey('raw', unwrapped)), Buffer.alloc(32, 9));
   assert.deepEqual(rest, ['A192CBC', 192, 24, 192, 'NotSupportedError', 'NotSupportedError', 'OperationError']);
 });
+
+// sign and verify read an HMAC algorithm's name once (Web IDL converts it to Algorithm, HMAC
+// having no parameters dictionary for them): a name getter with effects (WPT alters the signature
+// from one) sees one read, as in Node; it was two.
+test('crypto.subtle reads an algorithm dictionary\'s name once', async () => {
+  const code = `async () => {
+    const reads = [];
+    const alg = (name, extra = {}) => ({ ...extra, get name() { reads.push(name); return name; } });
+    const key = await crypto.subtle.importKey('raw', new Uint8Array(32), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+    const signature = new Uint8Array(await crypto.subtle.sign(alg('HMAC'), key, new Uint8Array(4)));
+    signature[0] ^= 1;
+    // The getter repairs the signature: verification sees it repaired only if it ran an odd number of times.
+    const verified = await crypto.subtle.verify({ get name() { reads.push('verify'); signature[0] ^= 1; return 'HMAC'; } }, key, signature, new Uint8Array(4));
+    return [reads, verified];
+  }`;
+  const out = await ex.execute({ code });
+  assert.equal(out.error, undefined, out.error);
+  assert.deepEqual(out.result, [['HMAC', 'verify'], true]);
+  assert.deepEqual(await new Function(`return (${code})`)()(), out.result);
+});

@@ -68,8 +68,10 @@
     let dict = algorithm;
     if (typeof algorithm === 'string') dict = { name: algorithm };
     else if (algorithm === null || typeof algorithm !== 'object') throw new TypeErrorCtor('The algorithm is not an object or a string');
-    if (dict.name === undefined) throw new TypeErrorCtor("The algorithm's name is required");
-    const given = StringCtor(dict.name);
+    // name is read once (a getter may have effects: Web IDL converts the member once).
+    const rawName = dict.name;
+    if (rawName === undefined) throw new TypeErrorCtor("The algorithm's name is required");
+    const given = StringCtor(rawName);
     const upper = given.toUpperCase();
     const name = KNOWN.find((known) => known.toUpperCase() === upper);
     if (name === undefined || !(OPERATIONS[operation] || []).includes(name)) throw notSupported(`Algorithm ${given} for ${operation}`);
