@@ -1,6 +1,6 @@
 // Web Crypto beyond digest and random values: CryptoKey and crypto.subtle's importKey, exportKey,
-// generateKey, sign, verify, encrypt and decrypt for HMAC (SHA-1/256/384/512), AES-GCM (128- and
-// 256-bit keys, 96-bit IVs, 128-bit tags), AES-CBC, AES-CTR and AES-KW (128-, 192- and 256-bit keys),
+// generateKey, sign, verify, encrypt and decrypt for HMAC (SHA-1/256/384/512), AES-GCM (every tag
+// length; IVs of 64 to 512 bits), AES-CBC, AES-CTR and AES-KW (128-, 192- and 256-bit keys),
 // wrapKey and unwrapKey, ECDSA (P-256 with SHA-256, P-384 with SHA-384), Ed25519 and RSA
 // (RSASSA-PKCS1-v1_5, RSA-PSS) signing and verification (private keys as PKCS #8 or JWK, RSA ones of
 // 2048 to 4096 bits; public RSA keys of 2048 to 8192 bits), ECDSA and Ed25519 key pairs; ECDH (P-256,
@@ -207,7 +207,6 @@
       if (jwk.alg !== undefined && jwk.alg !== aesAlg(name, bytes.length * 8)) throw dataError(`The JWK alg '${jwk.alg}' does not match the key`);
     } else throw notSupported(`Format '${format}' for AES keys`);
     if (bytes.length !== 16 && bytes.length !== 24 && bytes.length !== 32) throw dataError('An AES key must be 128, 192 or 256 bits');
-    if (bytes.length === 24 && name === 'AES-GCM') throw notSupported('AES-GCM with a 192-bit key');
     if (allowed.length === 0) throw syntaxError('An AES key needs a usage');
     return makeKey('secret', extractable, { name, length: bytes.length * 8 }, allowed, bytes);
   }
@@ -687,7 +686,6 @@
     if (AES.includes(name) || name === 'AES-KW') {
       const length = NumberCtor(dict.length);
       if (length !== 128 && length !== 192 && length !== 256) throw new DOMException('An AES key must be 128, 192 or 256 bits', 'OperationError');
-      if (length === 192 && name === 'AES-GCM') throw notSupported('AES-GCM with a 192-bit key');
       return length;
     }
     const hash = normalizeHash(dict.hash);
@@ -792,7 +790,6 @@
       if (AES.includes(name) || name === 'AES-KW') {
         const length = NumberCtor(dict.length);
         if (length !== 128 && length !== 192 && length !== 256) throw new DOMException('An AES key must be 128, 192 or 256 bits', 'OperationError');
-        if (length === 192 && name === 'AES-GCM') throw notSupported('AES-GCM with a 192-bit key');
         const allowed = checkUsages(keyUsages, aesUsages(name));
         if (allowed.length === 0) throw syntaxError('An AES key needs a usage');
         return makeKey('secret', extractable, { name, length }, allowed, randomBytes(length / 8));
@@ -962,10 +959,10 @@
     const aad = dict.additionalData === undefined ? new Uint8ArrayCtor(0) : copyBytes(dict.additionalData, 'additionalData');
     const tagLength = dict.tagLength === undefined ? 128 : NumberCtor(dict.tagLength);
     if (![32, 64, 96, 104, 112, 120, 128].includes(tagLength)) throw new DOMException('Invalid tagLength', 'OperationError');
-    if (tagLength !== 128) throw notSupported('An AES-GCM tag shorter than 128 bits');
-    if (iv.length !== 12) throw notSupported('An AES-GCM IV that is not 96 bits');
-    if (!encrypt && bytes.length < 16) throw new DOMException('The data is shorter than the tag', 'OperationError');
-    const out = aesGcm(encrypt, parts.material, iv, bytes, aad);
+    // The IV sizes the native AES-GCM takes (web_natives.rs aes_gcm_sized).
+    if (![8, 12, 16, 24, 32, 64].includes(iv.length)) throw notSupported(`An AES-GCM IV of ${iv.length * 8} bits (64, 96, 128, 192, 256 and 512 are)`);
+    if (!encrypt && bytes.length < tagLength / 8) throw new DOMException('The data is shorter than the tag', 'OperationError');
+    const out = aesGcm(encrypt, parts.material, iv, bytes, aad, tagLength / 8);
     if (out === null) throw new DOMException('The operation failed for an operation-specific reason', 'OperationError');
     return out;
   }

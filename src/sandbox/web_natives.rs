@@ -307,18 +307,27 @@ pub(crate) fn hmac_verify(hash: &str, key: &[u8], data: &[u8], signature: &[u8])
     })
 }
 
-/// AES-GCM with a 96-bit IV and a 128-bit tag (appended to the ciphertext, as Web Crypto does).
-/// None: a key that is not 16 or 32 bytes, an IV that is not 12, or (decrypting) a failed tag.
+/// AES-GCM with a tag of `tag_bytes` (4, 8 or 12 to 16) appended to the ciphertext, as Web
+/// Crypto does. ring serves 128- and 256-bit keys with 96-bit IVs and full tags; RustCrypto's
+/// aes-gcm the rest ([`aes_gcm_sized`]). None: a key that is not 16, 24 or 32 bytes, an IV of
+/// another size than those, another tag size, or (decrypting) a failed tag.
 pub(crate) fn aes_gcm(
     encrypt: bool,
     key: &[u8],
     iv: &[u8],
     data: &[u8],
     aad: &[u8],
+    tag_bytes: usize,
 ) -> Option<Vec<u8>> {
-    let algorithm = match key.len() {
-        16 => &ring::aead::AES_128_GCM,
-        32 => &ring::aead::AES_256_GCM,
+    if !matches!(tag_bytes, 4 | 8 | 12..=16) {
+        return None;
+    }
+    let algorithm = match (key.len(), tag_bytes, iv.len()) {
+        (16, 16, 12) => &ring::aead::AES_128_GCM,
+        (32, 16, 12) => &ring::aead::AES_256_GCM,
+        (16, _, _) => return aes_gcm_sized::<aes::Aes128>(encrypt, key, iv, data, aad, tag_bytes),
+        (24, _, _) => return aes_gcm_sized::<aes::Aes192>(encrypt, key, iv, data, aad, tag_bytes),
+        (32, _, _) => return aes_gcm_sized::<aes::Aes256>(encrypt, key, iv, data, aad, tag_bytes),
         _ => return None,
     };
     let key = ring::aead::LessSafeKey::new(ring::aead::UnboundKey::new(algorithm, key).ok()?);
@@ -333,6 +342,86 @@ pub(crate) fn aes_gcm(
         buffer.truncate(plain);
         Some(buffer)
     }
+}
+
+/// AES-GCM with an IV of 8, 12, 16, 24, 32 or 64 bytes: aes-gcm fixes the IV size at compile
+/// time, Web Crypto allows any (its tests use 32 bytes); web_crypto.js names the same sizes.
+fn aes_gcm_sized<C>(
+    encrypt: bool,
+    key: &[u8],
+    iv: &[u8],
+    data: &[u8],
+    aad: &[u8],
+    tag_bytes: usize,
+) -> Option<Vec<u8>>
+where
+    C: aes::cipher::BlockCipher
+        + aes::cipher::BlockEncrypt
+        + aes::cipher::KeyInit
+        + aes::cipher::BlockSizeUser<BlockSize = aes::cipher::consts::U16>,
+{
+    use aes::cipher::consts::{U12, U16, U24, U32, U64, U8};
+    match iv.len() {
+        8 => aes_gcm_other::<C, U8>(encrypt, key, iv, data, aad, tag_bytes),
+        12 => aes_gcm_other::<C, U12>(encrypt, key, iv, data, aad, tag_bytes),
+        16 => aes_gcm_other::<C, U16>(encrypt, key, iv, data, aad, tag_bytes),
+        24 => aes_gcm_other::<C, U24>(encrypt, key, iv, data, aad, tag_bytes),
+        32 => aes_gcm_other::<C, U32>(encrypt, key, iv, data, aad, tag_bytes),
+        64 => aes_gcm_other::<C, U64>(encrypt, key, iv, data, aad, tag_bytes),
+        _ => None,
+    }
+}
+
+/// AES-GCM through RustCrypto's aes-gcm, with the full 128-bit tag computed and its first
+/// `tag_bytes` kept (GCM's tag of t bits is the first t bits of the full one). Decrypting with a
+/// full tag is the crate's own checked decryption; with a shorter one, GCM's keystream is applied
+/// to the ciphertext (the crate's encryption, whose tag is dropped) and the full tag is computed by
+/// encrypting that plaintext again, then its first bytes compared in constant time; the plaintext
+/// is returned only when they match.
+fn aes_gcm_other<C, N>(
+    encrypt: bool,
+    key: &[u8],
+    iv: &[u8],
+    data: &[u8],
+    aad: &[u8],
+    tag_bytes: usize,
+) -> Option<Vec<u8>>
+where
+    C: aes::cipher::BlockCipher
+        + aes::cipher::BlockEncrypt
+        + aes::cipher::KeyInit
+        + aes::cipher::BlockSizeUser<BlockSize = aes::cipher::consts::U16>,
+    N: aes::cipher::ArrayLength<u8>,
+{
+    use aes_gcm::aead::{AeadInPlace, KeyInit};
+    use subtle::ConstantTimeEq;
+    let cipher = aes_gcm::AesGcm::<C, N>::new_from_slice(key).ok()?;
+    let nonce = aes_gcm::aead::generic_array::GenericArray::<u8, N>::from_slice(iv);
+    if encrypt {
+        let mut out = data.to_vec();
+        let tag = cipher
+            .encrypt_in_place_detached(nonce, aad, &mut out)
+            .ok()?;
+        out.extend_from_slice(&tag[..tag_bytes]);
+        return Some(out);
+    }
+    let split = data.len().checked_sub(tag_bytes)?;
+    let (ciphertext, tag) = data.split_at(split);
+    let mut plain = ciphertext.to_vec();
+    if tag_bytes == 16 {
+        cipher
+            .decrypt_in_place_detached(nonce, aad, &mut plain, aes_gcm::Tag::from_slice(tag))
+            .ok()?;
+        return Some(plain);
+    }
+    cipher
+        .encrypt_in_place_detached(nonce, aad, &mut plain)
+        .ok()?;
+    let mut again = plain.clone();
+    let full = cipher
+        .encrypt_in_place_detached(nonce, aad, &mut again)
+        .ok()?;
+    bool::from(full[..tag_bytes].ct_eq(tag)).then_some(plain)
 }
 
 /// Verifies a signature with a public key: `ECDSA-P256-SHA256` and `ECDSA-P384-SHA384` take an
@@ -605,7 +694,8 @@ pub(crate) fn crypto_hmac(
     }
 }
 
-/// `cryptoAesGcm(encrypt, key, iv, data, aad)` → an ArrayBuffer, or null (see [`aes_gcm`]).
+/// `cryptoAesGcm(encrypt, key, iv, data, aad, tagBytes)` → an ArrayBuffer, or null (see
+/// [`aes_gcm`]).
 pub(crate) fn crypto_aes_gcm(
     scope: &mut v8::PinScope,
     args: v8::FunctionCallbackArguments,
@@ -616,7 +706,14 @@ pub(crate) fn crypto_aes_gcm(
     let Some(parts) = parts else {
         return throw_type_error(scope, "cryptoAesGcm expects ArrayBufferViews");
     };
-    match aes_gcm(encrypt, &parts[0], &parts[1], &parts[2], &parts[3]) {
+    let tag_bytes = args
+        .get(5)
+        .number_value(scope)
+        .filter(|n| n.fract() == 0.0 && (0.0..=16.0).contains(n))
+        .map_or(0, |n| n as usize);
+    match aes_gcm(
+        encrypt, &parts[0], &parts[1], &parts[2], &parts[3], tag_bytes,
+    ) {
         Some(out) => rv.set(super::natives::array_buffer_from(scope, out).into()),
         None => rv.set_null(),
     }
@@ -1230,8 +1327,25 @@ mod tests {
             "96778b25ae6ca435f92b5b97c050aed2468ab8a17ad84e5d"
         );
         assert_eq!(aes_kw(false, &kek, &wrapped).unwrap(), data);
-        // AES-GCM stays at 128 and 256 bits (ring has no AES-192-GCM).
-        assert!(aes_gcm(true, &key, &[0u8; 12], b"", b"").is_none());
+        // AES-GCM-192 (RustCrypto's aes-gcm): GCM's test cases 7 and 8 (zero key and IV).
+        let zero = [0u8; 24];
+        assert_eq!(
+            hex(&aes_gcm(true, &zero, &[0u8; 12], b"", b"", 16).unwrap()),
+            "cd33b28ac773f74ba00ed1f312572435"
+        );
+        let sealed = aes_gcm(true, &zero, &[0u8; 12], &[0u8; 16], b"", 16).unwrap();
+        assert_eq!(
+            hex(&sealed),
+            "98e7247c07f0fe411c267e4384b0f6002ff58d80033927ab8ef4d4587514f0fb"
+        );
+        assert_eq!(
+            aes_gcm(false, &zero, &[0u8; 12], &sealed, b"", 16).unwrap(),
+            [0u8; 16]
+        );
+        assert_eq!(
+            aes_gcm(false, &zero, &[0u8; 12], &sealed[..24], b"", 8).unwrap(),
+            [0u8; 16]
+        );
     }
 
     #[test]
@@ -1347,15 +1461,33 @@ mod tests {
         assert!(hmac_sign("MD5", b"k", b"d").is_none());
         let key = [7u8; 16];
         let iv = [1u8; 12];
-        let sealed = aes_gcm(true, &key, &iv, b"secret", b"aad").unwrap();
+        let sealed = aes_gcm(true, &key, &iv, b"secret", b"aad", 16).unwrap();
         assert_eq!(sealed.len(), 6 + 16);
         assert_eq!(
-            aes_gcm(false, &key, &iv, &sealed, b"aad").unwrap(),
+            aes_gcm(false, &key, &iv, &sealed, b"aad", 16).unwrap(),
             b"secret"
         );
-        assert!(aes_gcm(false, &key, &iv, &sealed, b"other").is_none());
-        assert!(aes_gcm(true, &[0u8; 24], &iv, b"", b"").is_none());
-        assert!(aes_gcm(true, &key, &[0u8; 16], b"", b"").is_none());
+        assert!(aes_gcm(false, &key, &iv, &sealed, b"other", 16).is_none());
+        assert!(aes_gcm(true, &[0u8; 20], &iv, b"", b"", 16).is_none());
+        assert!(aes_gcm(true, &key, &[0u8; 20], b"", b"", 16).is_none());
+        assert!(aes_gcm(true, &key, &iv, b"", b"", 6).is_none());
+        // A shorter tag is the first bytes of the full one (RustCrypto's, checked against ring's),
+        // and decryption checks just those bytes.
+        for tag_bytes in [4, 8, 12, 15] {
+            let short = aes_gcm(true, &key, &iv, b"secret", b"aad", tag_bytes).unwrap();
+            assert_eq!(short, sealed[..6 + tag_bytes]);
+            assert_eq!(
+                aes_gcm(false, &key, &iv, &short, b"aad", tag_bytes).unwrap(),
+                b"secret"
+            );
+            let mut altered = short.clone();
+            altered[6 + tag_bytes - 1] ^= 1;
+            assert!(aes_gcm(false, &key, &iv, &altered, b"aad", tag_bytes).is_none());
+            let mut flipped = short.clone();
+            flipped[0] ^= 1;
+            assert!(aes_gcm(false, &key, &iv, &flipped, b"aad", tag_bytes).is_none());
+            assert!(aes_gcm(false, &key, &iv, &short, b"other", tag_bytes).is_none());
+        }
         // RFC 8032, test 1 (the empty message).
         let unhex = |h: &str| -> Vec<u8> {
             (0..h.len())
