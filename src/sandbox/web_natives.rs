@@ -325,9 +325,21 @@ pub(crate) fn aes_gcm(
     let algorithm = match (key.len(), tag_bytes, iv.len()) {
         (16, 16, 12) => &ring::aead::AES_128_GCM,
         (32, 16, 12) => &ring::aead::AES_256_GCM,
-        (16, _, _) => return aes_gcm_sized::<aes::Aes128>(encrypt, key, iv, data, aad, tag_bytes),
-        (24, _, _) => return aes_gcm_sized::<aes::Aes192>(encrypt, key, iv, data, aad, tag_bytes),
-        (32, _, _) => return aes_gcm_sized::<aes::Aes256>(encrypt, key, iv, data, aad, tag_bytes),
+        (16 | 24 | 32, _, _) => {
+            let input = GcmInput {
+                encrypt,
+                key,
+                iv,
+                data,
+                aad,
+                tag_bytes,
+            };
+            return match key.len() {
+                16 => aes_gcm_sized::<aes::Aes128>(&input),
+                24 => aes_gcm_sized::<aes::Aes192>(&input),
+                _ => aes_gcm_sized::<aes::Aes256>(&input),
+            };
+        }
         _ => return None,
     };
     let key = ring::aead::LessSafeKey::new(ring::aead::UnboundKey::new(algorithm, key).ok()?);
@@ -344,30 +356,43 @@ pub(crate) fn aes_gcm(
     }
 }
 
-/// AES-GCM with an IV of 8, 12, 16, 24, 32 or 64 bytes: aes-gcm fixes the IV size at compile
-/// time, Web Crypto allows any (its tests use 32 bytes); web_crypto.js names the same sizes.
-fn aes_gcm_sized<C>(
-    encrypt: bool,
-    key: &[u8],
-    iv: &[u8],
-    data: &[u8],
-    aad: &[u8],
-    tag_bytes: usize,
-) -> Option<Vec<u8>>
-where
-    C: aes::cipher::BlockCipher
+/// The AES block ciphers (aes::Aes128, Aes192, Aes256) as aes-gcm takes them.
+trait GcmBlockCipher:
+    aes::cipher::BlockCipher
+    + aes::cipher::BlockEncrypt
+    + aes::cipher::KeyInit
+    + aes::cipher::BlockSizeUser<BlockSize = aes::cipher::consts::U16>
+{
+}
+impl<T> GcmBlockCipher for T where
+    T: aes::cipher::BlockCipher
         + aes::cipher::BlockEncrypt
         + aes::cipher::KeyInit
-        + aes::cipher::BlockSizeUser<BlockSize = aes::cipher::consts::U16>,
+        + aes::cipher::BlockSizeUser<BlockSize = aes::cipher::consts::U16>
 {
+}
+
+/// One AES-GCM operation's inputs, as [`aes_gcm`] takes them.
+struct GcmInput<'a> {
+    encrypt: bool,
+    key: &'a [u8],
+    iv: &'a [u8],
+    data: &'a [u8],
+    aad: &'a [u8],
+    tag_bytes: usize,
+}
+
+/// AES-GCM with an IV of 8, 12, 16, 24, 32 or 64 bytes: aes-gcm fixes the IV size at compile
+/// time, Web Crypto allows any (its tests use 32 bytes); web_crypto.js names the same sizes.
+fn aes_gcm_sized<C: GcmBlockCipher>(input: &GcmInput) -> Option<Vec<u8>> {
     use aes::cipher::consts::{U12, U16, U24, U32, U64, U8};
-    match iv.len() {
-        8 => aes_gcm_other::<C, U8>(encrypt, key, iv, data, aad, tag_bytes),
-        12 => aes_gcm_other::<C, U12>(encrypt, key, iv, data, aad, tag_bytes),
-        16 => aes_gcm_other::<C, U16>(encrypt, key, iv, data, aad, tag_bytes),
-        24 => aes_gcm_other::<C, U24>(encrypt, key, iv, data, aad, tag_bytes),
-        32 => aes_gcm_other::<C, U32>(encrypt, key, iv, data, aad, tag_bytes),
-        64 => aes_gcm_other::<C, U64>(encrypt, key, iv, data, aad, tag_bytes),
+    match input.iv.len() {
+        8 => aes_gcm_other::<C, U8>(input),
+        12 => aes_gcm_other::<C, U12>(input),
+        16 => aes_gcm_other::<C, U16>(input),
+        24 => aes_gcm_other::<C, U24>(input),
+        32 => aes_gcm_other::<C, U32>(input),
+        64 => aes_gcm_other::<C, U64>(input),
         _ => None,
     }
 }
@@ -378,21 +403,17 @@ where
 /// to the ciphertext (the crate's encryption, whose tag is dropped) and the full tag is computed by
 /// encrypting that plaintext again, then its first bytes compared in constant time; the plaintext
 /// is returned only when they match.
-fn aes_gcm_other<C, N>(
-    encrypt: bool,
-    key: &[u8],
-    iv: &[u8],
-    data: &[u8],
-    aad: &[u8],
-    tag_bytes: usize,
-) -> Option<Vec<u8>>
-where
-    C: aes::cipher::BlockCipher
-        + aes::cipher::BlockEncrypt
-        + aes::cipher::KeyInit
-        + aes::cipher::BlockSizeUser<BlockSize = aes::cipher::consts::U16>,
-    N: aes::cipher::ArrayLength<u8>,
-{
+fn aes_gcm_other<C: GcmBlockCipher, N: aes::cipher::ArrayLength<u8>>(
+    input: &GcmInput,
+) -> Option<Vec<u8>> {
+    let GcmInput {
+        encrypt,
+        key,
+        iv,
+        data,
+        aad,
+        tag_bytes,
+    } = *input;
     use aes_gcm::aead::{AeadInPlace, KeyInit};
     use subtle::ConstantTimeEq;
     let cipher = aes_gcm::AesGcm::<C, N>::new_from_slice(key).ok()?;
