@@ -710,3 +710,52 @@ test('crypto.subtle reads an algorithm dictionary\'s name once', async () => {
   assert.deepEqual(out.result, [['HMAC', 'verify'], true]);
   assert.deepEqual(await new Function(`return (${code})`)()(), out.result);
 });
+
+// EC public keys as compressed points (raw or in an SPKI), decompressed natively and checked to
+// be on the curve at import: they verify what Node signs and export uncompressed, as Node's do; a
+// point off the curve is a DataError at import (it used to pass import and fail later).
+test('ECDSA and ECDH public keys: compressed points in raw and SPKI form, points off the curve refused', async () => {
+  const cases = [];
+  for (const [namedCurve, hash] of [['P-256', 'SHA-256'], ['P-384', 'SHA-384']]) {
+    const pair = await subtle.generateKey({ name: 'ECDSA', namedCurve }, true, ['sign', 'verify']);
+    const raw = Buffer.from(await subtle.exportKey('raw', pair.publicKey));
+    const x = raw.subarray(1, 1 + (raw.length - 1) / 2);
+    const compressed = Buffer.concat([Buffer.from([2 + (raw[raw.length - 1] & 1)]), x]);
+    const spki = Buffer.from(await subtle.exportKey('spki', pair.publicKey));
+    // The same SPKI with the compressed point: its algorithm, then a shorter BIT STRING.
+    const algorithm = spki.subarray(2, 2 + 2 + spki[3]);
+    const bits = Buffer.concat([Buffer.from([0x03, compressed.length + 1, 0]), compressed]);
+    const body = Buffer.concat([algorithm, bits]);
+    const compressedSpki = Buffer.concat([Buffer.from([0x30, body.length]), body]);
+    const signature = Buffer.from(await subtle.sign({ name: 'ECDSA', hash }, pair.privateKey, Buffer.from('signed by node')));
+    const offCurve = Buffer.from(raw); offCurve[offCurve.length - 1] ^= 1;
+    cases.push({ namedCurve, hash, raw: raw.toString('base64'), compressed: compressed.toString('base64'),
+      spki: compressedSpki.toString('base64'), signature: signature.toString('base64'), offCurve: offCurve.toString('base64') });
+  }
+  const out = await ex.execute({ code: `async () => {
+    const bytes = (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+    const text = (b) => btoa(String.fromCharCode(...new Uint8Array(b)));
+    const results = [];
+    for (const c of ${JSON.stringify(cases)}) {
+      const fromRaw = await crypto.subtle.importKey('raw', bytes(c.compressed), { name: 'ECDSA', namedCurve: c.namedCurve }, true, ['verify']);
+      const fromSpki = await crypto.subtle.importKey('spki', bytes(c.spki), { name: 'ECDSA', namedCurve: c.namedCurve }, true, ['verify']);
+      const ecdh = await crypto.subtle.importKey('raw', bytes(c.compressed), { name: 'ECDH', namedCurve: c.namedCurve }, true, []);
+      const message = new TextEncoder().encode('signed by node');
+      const refused = await crypto.subtle.importKey('raw', bytes(c.offCurve), { name: 'ECDSA', namedCurve: c.namedCurve }, true, ['verify']).then(() => 'ok', (e) => e.name);
+      results.push([
+        await crypto.subtle.verify({ name: 'ECDSA', hash: c.hash }, fromRaw, bytes(c.signature), message),
+        await crypto.subtle.verify({ name: 'ECDSA', hash: c.hash }, fromSpki, bytes(c.signature), message),
+        text(await crypto.subtle.exportKey('raw', fromRaw)) === c.raw, text(await crypto.subtle.exportKey('raw', ecdh)) === c.raw, refused,
+      ]);
+    }
+    return results;
+  }` });
+  assert.equal(out.error, undefined, out.error);
+  assert.deepEqual(out.result, [[true, true, true, true, 'DataError'], [true, true, true, true, 'DataError']]);
+  // Node takes the same compressed forms and refuses the same point.
+  for (const c of cases) {
+    const key = await subtle.importKey('spki', Buffer.from(c.spki, 'base64'), { name: 'ECDSA', namedCurve: c.namedCurve }, true, ['verify']);
+    assert.equal(Buffer.from(await subtle.exportKey('raw', key)).toString('base64'), c.raw);
+    await assert.rejects(subtle.importKey('raw', Buffer.from(c.offCurve, 'base64'), { name: 'ECDSA', namedCurve: c.namedCurve }, true, ['verify']), { name: 'DataError' });
+  }
+});

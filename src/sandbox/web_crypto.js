@@ -13,7 +13,7 @@
   'use strict';
   const {
     DOMException, TypeError: TypeErrorCtor, String: StringCtor, Number: NumberCtor, Uint8Array: Uint8ArrayCtor,
-    freeze, isArray, bytesOf, codec, randomBytes, hmac, aesGcm, aesBlock, verify, sign, privateKey, agree, derive, Symbol: SymbolCtor, SymbolIterator,
+    freeze, isArray, bytesOf, codec, randomBytes, hmac, aesGcm, aesBlock, verify, sign, privateKey, agree, ecPoint, derive, Symbol: SymbolCtor, SymbolIterator,
     SymbolToStringTag, MathCeil, Set: SetCtor, JSONStringify, JSONParse, utf8Encode, utf8Decode,
   } = intrinsics;
 
@@ -234,10 +234,14 @@
     let point;
     if (format === 'raw') point = copyBytes(keyData, 'keyData');
     else if (format === 'spki') {
+      // SubjectPublicKeyInfo: the EC algorithm with this curve, then the point as a BIT STRING.
       const der = copyBytes(keyData, 'keyData');
-      const prefix = hexBytes(curve.spki);
-      if (!equalBytes(der.subarray(0, prefix.length), prefix)) throw dataError(`The SPKI is not an uncompressed ${curveName} public key`);
-      point = der.slice(prefix.length);
+      const info = derRead(der, 0, 0x30, 'The SPKI');
+      const id = derRead(info.value, 0, 0x30, 'The SPKI');
+      const bits = derRead(info.value, id.end, 0x03, 'The SPKI');
+      if (info.end !== der.length || bits.end !== info.value.length || bits.value[0] !== 0) throw dataError('The SPKI is not DER');
+      if (!equalBytes(id.value, ecAlgorithm(curve))) throw dataError(`The SPKI is not a ${curveName} public key`);
+      point = bits.value.slice(1);
     } else if (format === 'jwk') {
       const jwk = jwkObject(keyData);
       checkJwkCommon(jwk, 'EC', usages, extractable);
@@ -247,7 +251,10 @@
       if (x.length !== curve.size || y.length !== curve.size) throw dataError('The JWK coordinates have the wrong length');
       point = concat(new Uint8ArrayCtor([4]), concat(x, y));
     } else throw notSupported(`Format '${format}' for ECDSA public keys`);
-    if (point.length !== 1 + 2 * curve.size || point[0] !== 4) throw dataError(`The key is not an uncompressed ${curveName} point`);
+    // A point of the curve, compressed or not (checked natively), kept uncompressed.
+    const valid = ecPoint(curveName, point);
+    if (valid === null) throw dataError(`The key is not a ${curveName} point`);
+    point = new Uint8ArrayCtor(valid);
     const allowed = checkUsages(usages, ['verify']);
     return makeKey('public', extractable, { name: 'ECDSA', namedCurve: curveName }, allowed, point);
   }

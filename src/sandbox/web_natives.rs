@@ -668,6 +668,42 @@ fn agreement_secret(kind: &str, private_key: &[u8], public_key: &[u8]) -> Option
     }
 }
 
+/// An EC public point of `curve` (`P-256`, `P-384`) in SEC1 form, compressed or not, checked to
+/// be a point of the curve other than the identity, given back uncompressed; None otherwise.
+pub(crate) fn ec_public_point(curve: &str, point: &[u8]) -> Option<Vec<u8>> {
+    use p256::elliptic_curve::sec1::ToEncodedPoint;
+    match curve {
+        "P-256" => Some(
+            p256::PublicKey::from_sec1_bytes(point)
+                .ok()?
+                .to_encoded_point(false)
+                .as_bytes()
+                .to_vec(),
+        ),
+        "P-384" => Some(
+            p384::PublicKey::from_sec1_bytes(point)
+                .ok()?
+                .to_encoded_point(false)
+                .as_bytes()
+                .to_vec(),
+        ),
+        _ => None,
+    }
+}
+
+/// `cryptoEcPoint(curve, point)` → the point uncompressed, or null (see [`ec_public_point`]).
+pub(crate) fn crypto_ec_point(
+    scope: &mut v8::PinScope,
+    args: v8::FunctionCallbackArguments,
+    mut rv: v8::ReturnValue<v8::Value>,
+) {
+    let curve = string_arg(scope, args.get(0));
+    let Some(point) = view_bytes(args.get(1)) else {
+        return throw_type_error(scope, "cryptoEcPoint expects an ArrayBufferView");
+    };
+    return_bytes_or_null(scope, &mut rv, ec_public_point(&curve, &point));
+}
+
 /// `cryptoAgree(kind, privateKey)` → the key's public half, or null when it is not a valid
 /// private key; `cryptoAgree(kind, privateKey, publicKey)` → the shared secret, or null (see
 /// [`agreement_secret`]). `kind` is `P-256`, `P-384` or `X25519`; keys are a few dozen bytes.
@@ -1323,6 +1359,42 @@ mod tests {
         assert_eq!(aes_ctr(&key, &counter, 1, &[0; 33]), None);
         assert_eq!(aes_ctr(&key, &counter, 0, &plain), None);
         assert_eq!(aes_ctr(&key, &counter, 129, &plain), None);
+    }
+
+    #[test]
+    fn ec_public_points_are_checked_and_decompressed() {
+        use p256::elliptic_curve::sec1::ToEncodedPoint;
+        for (curve, scalar) in [("P-256", vec![7u8; 32]), ("P-384", vec![7u8; 48])] {
+            let uncompressed = agreement_public(curve, &scalar).unwrap();
+            let compressed = if curve == "P-256" {
+                p256::PublicKey::from_sec1_bytes(&uncompressed)
+                    .unwrap()
+                    .to_encoded_point(true)
+                    .as_bytes()
+                    .to_vec()
+            } else {
+                p384::PublicKey::from_sec1_bytes(&uncompressed)
+                    .unwrap()
+                    .to_encoded_point(true)
+                    .as_bytes()
+                    .to_vec()
+            };
+            assert_eq!(compressed.len(), 1 + scalar.len());
+            assert_eq!(ec_public_point(curve, &compressed).unwrap(), uncompressed);
+            assert_eq!(ec_public_point(curve, &uncompressed).unwrap(), uncompressed);
+            // Off the curve, the identity, the other curve's size: refused.
+            let mut off = uncompressed.clone();
+            let last = off.len() - 1;
+            off[last] ^= 1;
+            assert!(ec_public_point(curve, &off).is_none());
+            assert!(ec_public_point(curve, &[0]).is_none());
+            assert!(ec_public_point(
+                if curve == "P-256" { "P-384" } else { "P-256" },
+                &uncompressed
+            )
+            .is_none());
+        }
+        assert!(ec_public_point("P-521", &[4]).is_none());
     }
 
     #[test]
