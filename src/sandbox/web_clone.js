@@ -101,7 +101,7 @@
             try { ReflectApply(typedArraySubarray, value, [0]); } catch { throw cloneError('An out-of-bounds TypedArray'); }
           }
           const Ctor = TYPED_ARRAYS[tag];
-          return remember(value, new Ctor(bufferOf(ReflectApply(typedArrayBuffer, value, [])), offset, length));
+          return remember(value, new Ctor(bufferOf(viewed), offset, length));
         }
         if (branded(mapHas, value)) {
           const out = remember(value, new MapCtor());

@@ -183,7 +183,8 @@
     }
 
     // [interface name, brand check] of the platform objects structuredClone refuses (HTML: they
-    // are not serializable); Blob and File, which are, clone through natives.cloneBlob.
+    // are not serializable); Blob and File, which are, clone through natives.cloneBlob. A subclass
+    // (CustomEvent, AbortSignal, MessagePort, ...) answers to its base class's check.
     const platformBrands = [];
     natives.platformObjectName = (value) => {
       if (value === null || typeof value !== 'object') return undefined;
@@ -683,7 +684,6 @@
     // (a timer of 0 ms, so the run's timer bounds apply); a port delivers once started, by
     // start() or by setting onmessage. A closed port sends and receives nothing.
     class MessageEvent extends Event {
-      static { platformBrands[platformBrands.length] = ['MessageEvent', (value) => #data in value]; }
       #data;
       #origin;
       #lastEventId;
@@ -707,11 +707,15 @@
     }
     install('MessageEvent', MessageEvent);
     const PORT = SymbolCtor('port');
+    // An event handler attribute keeps an object (a function or an EventListener) and drops
+    // anything else to null.
+    const eventHandler = (value) => (typeof value === 'function' || (value !== null && typeof value === 'object') ? value : null);
     let entangle;
     class MessagePort extends EventTarget {
-      static { platformBrands[platformBrands.length] = ['MessagePort', (value) => #queue in value]; }
       #other = null;
+      // Messages not yet delivered: #queue[#head] onwards.
       #queue = [];
+      #head = 0;
       #started = false;
       #closed = false;
       #onmessage = null;
@@ -741,11 +745,12 @@
       start() {
         if (this.#started || this.#closed) return;
         this.#started = true;
-        for (let i = 0; i < this.#queue.length; i++) this.#schedule();
+        for (let i = this.#head; i < this.#queue.length; i++) this.#schedule();
       }
       close() {
         this.#closed = true;
         this.#queue = [];
+        this.#head = 0;
         const other = this.#other;
         this.#other = null;
         if (other !== null) other.#other = null;
@@ -753,21 +758,24 @@
       // One task per queued message, delivered in order.
       #schedule() {
         setTimeoutFn(() => {
-          if (this.#closed || this.#queue.length === 0) return;
-          const data = this.#queue[0];
-          this.#queue = this.#queue.slice(1);
+          if (this.#closed || this.#head === this.#queue.length) return;
+          const data = this.#queue[this.#head];
+          this.#queue[this.#head] = undefined;
+          this.#head += 1;
+          if (this.#head === this.#queue.length) {
+            this.#queue = [];
+            this.#head = 0;
+          }
           this.dispatchEvent(new MessageEvent('message', { data }));
         }, 0);
       }
       get onmessage() { return this.#onmessage; }
       set onmessage(handler) {
-        this.#onmessage = typeof handler === 'function' || (handler !== null && typeof handler === 'object') ? handler : null;
+        this.#onmessage = eventHandler(handler);
         this.start();
       }
       get onmessageerror() { return this.#onmessageerror; }
-      set onmessageerror(handler) {
-        this.#onmessageerror = typeof handler === 'function' || (handler !== null && typeof handler === 'object') ? handler : null;
-      }
+      set onmessageerror(handler) { this.#onmessageerror = eventHandler(handler); }
       get [SymbolToStringTag]() { return 'MessagePort'; }
       static {
         entangle = (a, b) => { a.#other = b; b.#other = a; };
@@ -1139,7 +1147,6 @@
     // A MIME type as MIME Sniffing parses it: { essence, params } (lowercase essence, parameter
     // names lowercased, the first of a repeated name kept), or null where the text is not one.
     const HTTP_SPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
-    const MIME_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
     const MIME_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
     function parseMime(input) {
       const text = StringCtor(input).replace(HTTP_SPACE, '');
@@ -1149,7 +1156,7 @@
       let at = text.indexOf(';', slash + 1);
       if (at === -1) at = text.length;
       const subtype = text.slice(slash + 1, at).replace(/[\t\n\r ]+$/, '');
-      if (!MIME_TOKEN.test(type) || !MIME_TOKEN.test(subtype)) return null;
+      if (!TOKEN.test(type) || !TOKEN.test(subtype)) return null;
       const params = new Map();
       while (at < text.length) {
         at += 1; // the ';'
@@ -1179,14 +1186,14 @@
           at = end;
           if (value === '') continue;
         }
-        if (name !== '' && MIME_TOKEN.test(name) && MIME_VALUE.test(value) && !params.has(name)) params.set(name, value);
+        if (name !== '' && TOKEN.test(name) && MIME_VALUE.test(value) && !params.has(name)) params.set(name, value);
       }
       return { essence: `${type}/${subtype}`.toLowerCase(), params };
     }
     function serializeMime(mime) {
       let out = mime.essence;
       for (const [name, value] of mime.params) {
-        out += `;${name}=${value !== '' && MIME_TOKEN.test(value) ? value : `"${value.replace(/(["\\])/g, '\\$1')}"`}`;
+        out += `;${name}=${value !== '' && TOKEN.test(value) ? value : `"${value.replace(/(["\\])/g, '\\$1')}"`}`;
       }
       return out;
     }
@@ -1241,6 +1248,7 @@
     const CR = 0x0d;
     const LF = 0x0a;
     const DASH = 0x2d;
+    const CRLF = encoder.encode('\r\n');
     const isPadding = (byte) => byte === 0x20 || byte === 0x09;
     // multipart/form-data (RFC 7578 as the Fetch standard reads it): the body starts with the
     // first delimiter (no preamble); a delimiter is CRLF "--" boundary, then transport padding
@@ -1251,7 +1259,6 @@
     function parseMultipart(bytes, boundary) {
       const form = new FormData();
       const delimiter = encoder.encode('--' + boundary);
-      const startsAt = (at, needle) => at + needle.length <= bytes.length && indexOfBytes(bytes.subarray(at, at + needle.length), needle, 0) === 0;
       // Where the delimiter at `at` (at its "--") ends: past its CRLF, or -1 for the close
       // delimiter; null when the bytes there are no delimiter.
       const delimiterEnd = (at) => {
@@ -1264,7 +1271,7 @@
         while (isPadding(bytes[end])) end += 1;
         return bytes[end] === CR && bytes[end + 1] === LF ? end + 2 : null;
       };
-      if (!startsAt(0, delimiter)) throw badForm();
+      if (indexOfBytes(bytes.subarray(0, delimiter.length), delimiter, 0) !== 0) throw badForm();
       let at = delimiterEnd(0);
       if (at === null) throw badForm();
       const bodyDelimiter = encoder.encode('\r\n--' + boundary);
@@ -1273,7 +1280,7 @@
         let filename = null;
         let type = null;
         for (;;) {
-          const lineEnd = indexOfBytes(bytes, bodyDelimiter.subarray(0, 2), at);
+          const lineEnd = indexOfBytes(bytes, CRLF, at);
           if (lineEnd === -1) throw badForm();
           const line = bytes.subarray(at, lineEnd);
           at = lineEnd + 2;
@@ -1283,7 +1290,7 @@
           const colon = text.indexOf(':');
           // Spaces and tabs around the name are dropped; what is left must be a token.
           const key = colon === -1 ? '' : text.slice(0, colon).replace(/^[\t ]+|[\t ]+$/g, '').toLowerCase();
-          if (!MIME_TOKEN.test(key)) throw badForm();
+          if (!TOKEN.test(key)) throw badForm();
           const value = text.slice(colon + 1).replace(/^[\t ]+|[\t ]+$/g, '');
           if (key === 'content-disposition') {
             if (!/^form-data\b/i.test(value)) throw badForm();
