@@ -75,7 +75,7 @@
   const NAMES = ['URLSearchParams', 'URL', 'Event', 'EventTarget', 'AbortSignal', 'AbortController',
     'Headers', 'Request', 'Response', 'fetch', 'Blob', 'File', 'FormData', 'CustomEvent', 'MessageChannel',
     'MessagePort', 'MessageEvent'];
-  const STREAM_NAMES = ['ReadableStream', 'ReadableStreamDefaultReader', 'ReadableStreamBYOBReader',
+  const STREAM_NAMES = ['ReadableStream', 'ReadableStreamDefaultReader', 'ReadableStreamBYOBReader', 'ReadableStreamBYOBRequest',
     'ReadableStreamDefaultController', 'ReadableByteStreamController', 'WritableStream',
     'WritableStreamDefaultWriter', 'WritableStreamDefaultController', 'TransformStream',
     'TransformStreamDefaultController', 'ByteLengthQueuingStrategy', 'CountQueuingStrategy',
@@ -151,6 +151,17 @@
     queueMicrotask: global.queueMicrotask,
     MathFloor: Math.floor,
     WeakMap,
+    ArrayBuffer,
+    DataView,
+    // Byte streams transfer buffers and make views of a reader's own kind.
+    bufferTransfer: ArrayBuffer.prototype.transfer,
+    bufferDetached: Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'detached').get,
+    typedArrayTag: Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), SymbolToStringTag).get,
+    TYPED_ARRAYS: {
+      Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
+      Float32Array, Float64Array, BigInt64Array, BigUint64Array,
+      ...(typeof Float16Array === 'function' ? { Float16Array } : {}),
+    },
   };
   const materializeStreams = lazyGroup(STREAM_NAMES, () => {
     materialize();

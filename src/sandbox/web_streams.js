@@ -38,6 +38,12 @@
   const MathFloor = intrinsics.MathFloor;
   const WeakMapCtor = intrinsics.WeakMap;
   const SymbolCtor = intrinsics.Symbol;
+  const ArrayBufferCtor = intrinsics.ArrayBuffer;
+  const DataViewCtor = intrinsics.DataView;
+  const TYPED_ARRAYS = intrinsics.TYPED_ARRAYS;
+  const typedArrayTag = intrinsics.typedArrayTag;
+  const bufferTransfer = intrinsics.bufferTransfer;
+  const bufferDetached = intrinsics.bufferDetached;
   {
     function then(promise, onFulfilled, onRejected) {
       return ReflectApply(promiseThen, promise, [onFulfilled, onRejected]);
@@ -270,6 +276,7 @@
     function readableControllerError(controller, error) {
       const stream = controller.stream;
       if (stream.state !== 'readable') return;
+      if (controller.bytes) byteClearPendingPullIntos(controller);
       resetQueue(controller);
       readableClearAlgorithms(controller);
       readableStreamError(stream, error);
@@ -296,11 +303,14 @@
       readableClearAlgorithms(controller);
       return result;
     }
+    // A BYOB reader's read-into requests stay pending: the byte controller answers them (with
+    // what its pull-into descriptors hold) when the source responds, or cancel closes them.
     function readableStreamClose(stream) {
       stream.state = 'closed';
       const reader = stream.reader;
       if (reader === null) return;
       reader.closed.resolve(undefined);
+      if (reader.byob) return;
       const requests = reader.readRequests;
       reader.readRequests = [];
       for (const request of requests) request.close();
@@ -326,7 +336,13 @@
       if (stream.state === 'closed') return PromiseResolve(undefined);
       if (stream.state === 'errored') return PromiseReject(stream.storedError);
       readableStreamClose(stream);
-      const result = readableCancelSteps(stream.controller, reason);
+      const reader = stream.reader;
+      if (reader !== null && reader.byob) {
+        const requests = reader.readRequests;
+        reader.readRequests = [];
+        for (const request of requests) request.close(undefined);
+      }
+      const result = stream.controller.bytes ? byteCancelSteps(stream.controller, reason) : readableCancelSteps(stream.controller, reason);
       return then(result, () => undefined);
     }
     function readerGenericInitialize(reader, stream) {
@@ -342,6 +358,7 @@
       if (stream.state === 'readable') reader.closed.reject(error);
       else reader.closed = rejectedDeferred(error);
       markHandled(reader.closed.promise);
+      if (stream.controller.bytes) byteReleaseSteps(stream.controller);
       stream.reader = null;
       reader.stream = null;
     }
@@ -358,6 +375,17 @@
       if (stream.state === 'closed') readRequest.close();
       else if (stream.state === 'errored') readRequest.error(stream.storedError);
       else stream.controller.pullSteps(readRequest);
+    }
+    function byobReaderRead(reader, view, min, request) {
+      const stream = reader.stream;
+      stream.disturbed = true;
+      if (stream.state === 'errored') request.error(stream.storedError);
+      else bytePullInto(stream.controller, view, min, request);
+    }
+    function acquireByobReader(stream) {
+      const reader = acquireReader(stream);
+      reader.byob = true;
+      return reader;
     }
     function acquireReader(stream) {
       if (isReadableLocked(stream)) throw new TypeErrorCtor('The stream is locked to a reader');
@@ -408,66 +436,345 @@
       return stream;
     }
 
+    // CreateReadableByteStream: a byte stream driven by algorithms (the branches of a byte tee).
+    function createReadableByteStream(startAlgorithm, pullAlgorithm, cancelAlgorithm) {
+      const stream = newReadableRecord();
+      makeReadable(stream);
+      const controller = { bytes: true, object: null, autoAllocateChunkSize: undefined, byobRequest: null, pendingPullIntos: [] };
+      controller.object = makeReadableController(controller);
+      setUpReadableController(stream, controller, startAlgorithm, pullAlgorithm, cancelAlgorithm, 0, (chunk) => chunk.byteLength);
+      return stream;
+    }
+
     // ---- Byte streams ------------------------------------------------------------------------
-    // A `type: 'bytes'` stream queues copies of the views it is given (so the source may reuse
-    // its buffers) and serves default reads with whole chunks and BYOB reads by copying into the
-    // reader's view. byobRequest is always null: sources enqueue.
-    function byteChunk(chunk) {
-      if (!isView(chunk)) throw new TypeErrorCtor('The chunk must be an ArrayBufferView');
-      if (chunk.byteLength === 0) throw new TypeErrorCtor('The chunk must not be empty');
-      return new Uint8ArrayCtor(chunk.buffer.slice(chunk.byteOffset, chunk.byteOffset + chunk.byteLength));
+    // The Streams standard's ReadableByteStreamController, operation by operation. The queue holds
+    // { buffer, byteOffset, byteLength } entries whose buffers the stream owns: enqueue transfers
+    // the source's buffer (detaching the source's view), as a BYOB read transfers the reader's.
+    // A pending read that brought its own buffer (or, with autoAllocateChunkSize, a default read
+    // given one) is a pull-into descriptor; the source sees the first as controller.byobRequest
+    // and fills it in place (respond) or hands back a view over the same memory (respondWithNewView).
+    function transferBuffer(buffer) {
+      return ReflectApply(bufferTransfer, buffer, []);
+    }
+    function isDetached(buffer) {
+      return ReflectApply(bufferDetached, buffer, []);
+    }
+    // A view's element size and the constructor of views like it (DataView for a DataView).
+    function viewShape(view) {
+      const tag = ReflectApply(typedArrayTag, view, []);
+      if (tag === undefined) return { elementSize: 1, ctor: DataViewCtor };
+      const ctor = TYPED_ARRAYS[tag];
+      return { elementSize: ctor.BYTES_PER_ELEMENT, ctor };
+    }
+    function byteEnqueueChunk(controller, buffer, byteOffset, byteLength) {
+      enqueueValueWithSize(controller, { buffer, byteOffset, byteLength }, byteLength);
+    }
+    function byteEnqueueClonedChunk(controller, buffer, byteOffset, byteLength) {
+      let clone;
+      try {
+        clone = new Uint8ArrayCtor(new Uint8ArrayCtor(buffer, byteOffset, byteLength)).buffer;
+      } catch (error) {
+        readableControllerError(controller, error);
+        throw error;
+      }
+      byteEnqueueChunk(controller, clone, 0, byteLength);
+    }
+    function byteEnqueueDetachedPullInto(controller, descriptor) {
+      if (descriptor.bytesFilled > 0) byteEnqueueClonedChunk(controller, descriptor.buffer, descriptor.byteOffset, descriptor.bytesFilled);
+      byteShiftPendingPullInto(controller);
+    }
+    function byteInvalidateRequest(controller) {
+      if (controller.byobRequest === null) return;
+      invalidateByobRequest(controller.byobRequest);
+      controller.byobRequest = null;
+    }
+    function byteClearPendingPullIntos(controller) {
+      byteInvalidateRequest(controller);
+      controller.pendingPullIntos = [];
+    }
+    function byteShiftPendingPullInto(controller) {
+      return controller.pendingPullIntos.shift();
+    }
+    function byteHandleQueueDrain(controller) {
+      if (controller.queueTotalSize === 0 && controller.closeRequested) {
+        readableClearAlgorithms(controller);
+        readableStreamClose(controller.stream);
+      } else {
+        readableCallPullIfNeeded(controller);
+      }
+    }
+    // The filled part of a descriptor as a view of the reader's kind, over its (transferred) buffer.
+    function byteConvertPullInto(descriptor) {
+      const buffer = transferBuffer(descriptor.buffer);
+      return new descriptor.viewConstructor(buffer, descriptor.byteOffset, descriptor.bytesFilled / descriptor.elementSize);
+    }
+    function byteCommitPullInto(stream, descriptor) {
+      const done = stream.state === 'closed';
+      const filled = byteConvertPullInto(descriptor);
+      const request = stream.reader.readRequests.shift();
+      if (done) request.close(filled);
+      else request.chunk(filled);
+    }
+    // Copies from the queue into the descriptor as much as fits (whole elements once its minimum is
+    // reached); true when it now holds at least its minimum.
+    function byteFillPullIntoFromQueue(controller, descriptor) {
+      const room = descriptor.byteLength - descriptor.bytesFilled;
+      const maxBytesToCopy = controller.queueTotalSize < room ? controller.queueTotalSize : room;
+      const maxBytesFilled = descriptor.bytesFilled + maxBytesToCopy;
+      let remaining = maxBytesToCopy;
+      let ready = false;
+      const maxAlignedBytes = maxBytesFilled - (maxBytesFilled % descriptor.elementSize);
+      if (maxAlignedBytes >= descriptor.minimumFill) {
+        remaining = maxAlignedBytes - descriptor.bytesFilled;
+        ready = true;
+      }
+      while (remaining > 0) {
+        const pair = controller.queue[controller.queueHead];
+        const head = pair.value;
+        const bytesToCopy = remaining < head.byteLength ? remaining : head.byteLength;
+        new Uint8ArrayCtor(descriptor.buffer, descriptor.byteOffset + descriptor.bytesFilled, bytesToCopy)
+          .set(new Uint8ArrayCtor(head.buffer, head.byteOffset, bytesToCopy));
+        if (head.byteLength === bytesToCopy) {
+          dequeueValue(controller);
+        } else {
+          head.byteOffset += bytesToCopy;
+          head.byteLength -= bytesToCopy;
+          pair.size -= bytesToCopy;
+          controller.queueTotalSize -= bytesToCopy;
+        }
+        descriptor.bytesFilled += bytesToCopy;
+        remaining -= bytesToCopy;
+      }
+      return ready;
+    }
+    function byteFillReadRequestFromQueue(controller, request) {
+      const entry = dequeueValue(controller);
+      byteHandleQueueDrain(controller);
+      request.chunk(new Uint8ArrayCtor(entry.buffer, entry.byteOffset, entry.byteLength));
+    }
+    function byteProcessPullIntosUsingQueue(controller) {
+      const filled = [];
+      while (controller.pendingPullIntos.length > 0 && controller.queueTotalSize > 0) {
+        const descriptor = controller.pendingPullIntos[0];
+        if (byteFillPullIntoFromQueue(controller, descriptor)) {
+          byteShiftPendingPullInto(controller);
+          filled.push(descriptor);
+        }
+      }
+      return filled;
+    }
+    function byteProcessReadRequestsUsingQueue(controller) {
+      const reader = controller.stream.reader;
+      while (reader.readRequests.length > 0 && controller.queueTotalSize > 0) {
+        byteFillReadRequestFromQueue(controller, reader.readRequests.shift());
+      }
     }
     function byteControllerEnqueue(controller, chunk) {
-      const copy = byteChunk(chunk);
-      if (controller.closeRequested) throw new TypeErrorCtor('The stream is closing');
-      if (controller.stream.state !== 'readable') throw new TypeErrorCtor('The stream is not readable');
-      enqueueValueWithSize(controller, copy, copy.byteLength);
-      const reader = controller.stream.reader;
-      while (reader !== null && reader.readRequests.length > 0 && queueLength(controller) > 0) {
-        const request = reader.readRequests.shift();
-        request.chunk(takeBytes(controller, request));
+      const stream = controller.stream;
+      if (controller.closeRequested || stream.state !== 'readable') return;
+      const buffer = chunk.buffer;
+      const byteOffset = chunk.byteOffset;
+      const byteLength = chunk.byteLength;
+      if (isDetached(buffer)) throw new TypeErrorCtor("The chunk's buffer is detached");
+      const transferred = transferBuffer(buffer);
+      if (controller.pendingPullIntos.length > 0) {
+        const first = controller.pendingPullIntos[0];
+        if (isDetached(first.buffer)) throw new TypeErrorCtor("The pending read's buffer is detached");
+        byteInvalidateRequest(controller);
+        first.buffer = transferBuffer(first.buffer);
+        if (first.readerType === 'none') byteEnqueueDetachedPullInto(controller, first);
+      }
+      const reader = stream.reader;
+      if (reader !== null && !reader.byob) {
+        byteProcessReadRequestsUsingQueue(controller);
+        if (reader.readRequests.length === 0) {
+          byteEnqueueChunk(controller, transferred, byteOffset, byteLength);
+        } else {
+          if (controller.pendingPullIntos.length > 0) byteShiftPendingPullInto(controller);
+          readableFulfillReadRequest(stream, new Uint8ArrayCtor(transferred, byteOffset, byteLength), false);
+        }
+      } else if (reader !== null) {
+        byteEnqueueChunk(controller, transferred, byteOffset, byteLength);
+        for (const descriptor of byteProcessPullIntosUsingQueue(controller)) byteCommitPullInto(stream, descriptor);
+      } else {
+        byteEnqueueChunk(controller, transferred, byteOffset, byteLength);
       }
       readableCallPullIfNeeded(controller);
     }
-    // Takes from the queue's first chunk what `request` wants: all of it for a default read, what
-    // fits (in whole elements) for a BYOB read, copied into the reader's view.
-    function takeBytes(controller, request) {
-      const chunk = peekQueueValue(controller);
-      if (!request.byob) {
-        dequeueValue(controller);
-        return chunk;
+    function byteControllerClose(controller) {
+      const stream = controller.stream;
+      if (controller.closeRequested || stream.state !== 'readable') return;
+      if (controller.queueTotalSize > 0) {
+        controller.closeRequested = true;
+        return;
       }
-      const view = request.view;
-      const elementSize = view.BYTES_PER_ELEMENT || 1;
-      let n = chunk.byteLength < view.byteLength ? chunk.byteLength : view.byteLength;
-      n -= n % elementSize;
-      if (n === 0) n = chunk.byteLength < view.byteLength ? chunk.byteLength : view.byteLength;
-      new Uint8ArrayCtor(view.buffer, view.byteOffset, view.byteLength).set(chunk.subarray(0, n));
-      if (n === chunk.byteLength) {
-        dequeueValue(controller);
+      if (controller.pendingPullIntos.length > 0) {
+        const first = controller.pendingPullIntos[0];
+        if (first.bytesFilled % first.elementSize !== 0) {
+          const error = new TypeErrorCtor('The stream closed with a partial element in the pending read');
+          readableControllerError(controller, error);
+          throw error;
+        }
+      }
+      readableClearAlgorithms(controller);
+      readableStreamClose(stream);
+    }
+    // ReadableStreamBYOBReaderRead's controller half: the reader's view (its buffer transferred)
+    // as a pull-into descriptor, answered at once from the queue when it holds `min` elements.
+    function bytePullInto(controller, view, min, request) {
+      const stream = controller.stream;
+      const { elementSize, ctor } = viewShape(view);
+      const byteOffset = view.byteOffset;
+      const byteLength = view.byteLength;
+      let buffer;
+      try {
+        buffer = transferBuffer(view.buffer);
+      } catch (error) {
+        request.error(error);
+        return;
+      }
+      const descriptor = {
+        buffer, bufferByteLength: ReflectApply(bufferByteLength, buffer, []), byteOffset, byteLength, bytesFilled: 0,
+        minimumFill: min * elementSize, elementSize, viewConstructor: ctor, readerType: 'byob',
+      };
+      if (controller.pendingPullIntos.length > 0) {
+        controller.pendingPullIntos.push(descriptor);
+        stream.reader.readRequests.push(request);
+        return;
+      }
+      if (stream.state === 'closed') {
+        request.close(new ctor(descriptor.buffer, descriptor.byteOffset, 0));
+        return;
+      }
+      if (controller.queueTotalSize > 0) {
+        if (byteFillPullIntoFromQueue(controller, descriptor)) {
+          const filled = byteConvertPullInto(descriptor);
+          byteHandleQueueDrain(controller);
+          request.chunk(filled);
+          return;
+        }
+        if (controller.closeRequested) {
+          const error = new TypeErrorCtor('The stream closed with fewer bytes than the read needs');
+          readableControllerError(controller, error);
+          request.error(error);
+          return;
+        }
+      }
+      controller.pendingPullIntos.push(descriptor);
+      stream.reader.readRequests.push(request);
+      readableCallPullIfNeeded(controller);
+    }
+    function byteRespondInClosedState(controller, first) {
+      if (first.readerType === 'none') byteShiftPendingPullInto(controller);
+      const stream = controller.stream;
+      const reader = stream.reader;
+      if (reader === null || !reader.byob) return;
+      const filled = [];
+      while (filled.length < reader.readRequests.length) filled.push(byteShiftPendingPullInto(controller));
+      for (const descriptor of filled) byteCommitPullInto(stream, descriptor);
+    }
+    function byteRespondInReadableState(controller, bytesWritten, descriptor) {
+      const stream = controller.stream;
+      descriptor.bytesFilled += bytesWritten;
+      if (descriptor.readerType === 'none') {
+        byteEnqueueDetachedPullInto(controller, descriptor);
+        for (const filled of byteProcessPullIntosUsingQueue(controller)) byteCommitPullInto(stream, filled);
+        return;
+      }
+      if (descriptor.bytesFilled < descriptor.minimumFill) return;
+      byteShiftPendingPullInto(controller);
+      const remainder = descriptor.bytesFilled % descriptor.elementSize;
+      if (remainder > 0) {
+        const end = descriptor.byteOffset + descriptor.bytesFilled;
+        byteEnqueueClonedChunk(controller, descriptor.buffer, end - remainder, remainder);
+      }
+      descriptor.bytesFilled -= remainder;
+      const filled = byteProcessPullIntosUsingQueue(controller);
+      byteCommitPullInto(stream, descriptor);
+      for (const other of filled) byteCommitPullInto(stream, other);
+    }
+    function byteRespondInternal(controller, bytesWritten) {
+      const first = controller.pendingPullIntos[0];
+      byteInvalidateRequest(controller);
+      if (controller.stream.state === 'closed') byteRespondInClosedState(controller, first);
+      else byteRespondInReadableState(controller, bytesWritten, first);
+      readableCallPullIfNeeded(controller);
+    }
+    function byteRespond(controller, bytesWritten) {
+      const first = controller.pendingPullIntos[0];
+      if (controller.stream.state === 'closed') {
+        if (bytesWritten !== 0) throw new TypeErrorCtor('bytesWritten must be 0 once the stream is closed');
       } else {
-        const pair = controller.queue[controller.queueHead];
-        pair.value = chunk.subarray(n);
-        pair.size -= n;
-        controller.queueTotalSize -= n;
+        if (bytesWritten === 0) throw new TypeErrorCtor('bytesWritten must be greater than 0 while the stream is readable');
+        if (first.bytesFilled + bytesWritten > first.byteLength) throw new RangeErrorCtor('bytesWritten is more than the view holds');
       }
-      return new view.constructor(view.buffer, view.byteOffset, MathFloor(n / elementSize));
+      first.buffer = transferBuffer(first.buffer);
+      byteRespondInternal(controller, bytesWritten);
+    }
+    function byteRespondWithNewView(controller, view) {
+      const first = controller.pendingPullIntos[0];
+      const viewByteLength = view.byteLength;
+      if (controller.stream.state === 'closed') {
+        if (viewByteLength !== 0) throw new TypeErrorCtor('The view must be empty once the stream is closed');
+      } else if (viewByteLength === 0) {
+        throw new TypeErrorCtor('The view must not be empty while the stream is readable');
+      }
+      if (first.byteOffset + first.bytesFilled !== view.byteOffset) throw new RangeErrorCtor('The view does not start where the request does');
+      if (first.bufferByteLength !== ReflectApply(bufferByteLength, view.buffer, [])) throw new RangeErrorCtor("The view's buffer is not the request's size");
+      if (first.bytesFilled + viewByteLength > first.byteLength) throw new RangeErrorCtor('The view is longer than the request');
+      first.buffer = transferBuffer(view.buffer);
+      byteRespondInternal(controller, viewByteLength);
     }
     function bytePullSteps(controller, request) {
       const stream = controller.stream;
-      if (queueLength(controller) === 0) {
-        stream.reader.readRequests.push(request);
-        readableCallPullIfNeeded(controller);
+      if (controller.queueTotalSize > 0) {
+        byteFillReadRequestFromQueue(controller, request);
         return;
       }
-      const result = takeBytes(controller, request);
-      if (controller.closeRequested && queueLength(controller) === 0) {
-        readableClearAlgorithms(controller);
-        readableStreamClose(stream);
-      } else {
-        readableCallPullIfNeeded(controller);
+      const size = controller.autoAllocateChunkSize;
+      if (size !== undefined) {
+        let buffer;
+        try {
+          buffer = new ArrayBufferCtor(size);
+        } catch (error) {
+          request.error(error);
+          return;
+        }
+        controller.pendingPullIntos.push({
+          buffer, bufferByteLength: size, byteOffset: 0, byteLength: size, bytesFilled: 0, minimumFill: 1,
+          elementSize: 1, viewConstructor: Uint8ArrayCtor, readerType: 'default',
+        });
       }
-      request.chunk(result);
+      stream.reader.readRequests.push(request);
+      readableCallPullIfNeeded(controller);
+    }
+    function byteCancelSteps(controller, reason) {
+      byteClearPendingPullIntos(controller);
+      return readableCancelSteps(controller, reason);
+    }
+    // A released reader's first pending read stays, answered to nobody, so what the source
+    // writes into it is not lost to the next reader.
+    function byteReleaseSteps(controller) {
+      if (controller.pendingPullIntos.length === 0) return;
+      const first = controller.pendingPullIntos[0];
+      first.readerType = 'none';
+      controller.pendingPullIntos = [first];
+    }
+    function byteGetRequest(controller) {
+      if (controller.byobRequest === null && controller.pendingPullIntos.length > 0) {
+        const first = controller.pendingPullIntos[0];
+        const view = new Uint8ArrayCtor(first.buffer, first.byteOffset + first.bytesFilled, first.byteLength - first.bytesFilled);
+        controller.byobRequest = makeByobRequest(controller, view);
+      }
+      return controller.byobRequest;
+    }
+    // [EnforceRange] unsigned long long.
+    function enforceRange(value, what) {
+      const number = NumberCtor(value);
+      if (number !== number || number === Infinity || number === -Infinity) throw new TypeErrorCtor(`${what} is not a finite number`);
+      const integer = number < 0 ? -MathFloor(-number) : MathFloor(number);
+      if (integer < 0 || integer > 9007199254740991) throw new TypeErrorCtor(`${what} is outside the range of unsigned long long`);
+      return integer;
     }
 
     // ---- ReadableStream: classes -------------------------------------------------------------
@@ -506,15 +813,24 @@
       constructor(key) {
         if (key !== INTERNAL) throw new TypeErrorCtor('Illegal constructor');
       }
-      get byobRequest() { return null; }
+      get byobRequest() { return byteGetRequest(this.#c); }
       get desiredSize() { return readableGetDesiredSize(this.#c); }
       close() {
         const c = this.#c;
         if (c.closeRequested) throw new TypeErrorCtor('The stream is already closing');
         if (c.stream.state !== 'readable') throw new TypeErrorCtor('The stream is not readable');
-        readableControllerClose(c);
+        byteControllerClose(c);
       }
-      enqueue(chunk) { byteControllerEnqueue(this.#c, chunk); }
+      enqueue(chunk) {
+        const c = this.#c;
+        if (!isView(chunk)) throw new TypeErrorCtor("Failed to execute 'enqueue' on 'ReadableByteStreamController': parameter 1 is not an ArrayBufferView.");
+        if (!isArrayBuffer(chunk.buffer)) throw new TypeErrorCtor('The chunk must not be backed by a SharedArrayBuffer');
+        if (chunk.byteLength === 0) throw new TypeErrorCtor('The chunk must not be empty');
+        if (ReflectApply(bufferByteLength, chunk.buffer, []) === 0) throw new TypeErrorCtor("The chunk's buffer must not be empty or detached");
+        if (c.closeRequested) throw new TypeErrorCtor('The stream is closing');
+        if (c.stream.state !== 'readable') throw new TypeErrorCtor('The stream is not readable');
+        byteControllerEnqueue(c, chunk);
+      }
       error(e = undefined) { readableControllerError(this.#c, e); }
       get [SymbolToStringTag]() { return 'ReadableByteStreamController'; }
       static {
@@ -522,6 +838,43 @@
       }
     }
     const INTERNAL = SymbolCtor('internal');
+    // ReadableStreamBYOBRequest: the first pending read's unfilled part, for the source to fill.
+    let makeByobRequest;
+    let invalidateByobRequest;
+    class ReadableStreamBYOBRequest {
+      #controller;
+      #view;
+      constructor(key) {
+        if (key !== INTERNAL) throw new TypeErrorCtor('Illegal constructor');
+      }
+      get view() { return this.#view; }
+      respond(bytesWritten) {
+        const written = enforceRange(bytesWritten, 'bytesWritten');
+        if (this.#controller === undefined) throw new TypeErrorCtor('This request has been answered');
+        if (isDetached(this.#view.buffer)) throw new TypeErrorCtor("The request's buffer is detached");
+        byteRespond(this.#controller, written);
+      }
+      respondWithNewView(view) {
+        if (!isView(view)) throw new TypeErrorCtor("Failed to execute 'respondWithNewView' on 'ReadableStreamBYOBRequest': parameter 1 is not an ArrayBufferView.");
+        if (!isArrayBuffer(view.buffer)) throw new TypeErrorCtor('The view must not be backed by a SharedArrayBuffer');
+        if (this.#controller === undefined) throw new TypeErrorCtor('This request has been answered');
+        if (isDetached(view.buffer)) throw new TypeErrorCtor("The view's buffer is detached");
+        byteRespondWithNewView(this.#controller, view);
+      }
+      get [SymbolToStringTag]() { return 'ReadableStreamBYOBRequest'; }
+      static {
+        makeByobRequest = (controller, view) => {
+          const request = new ReadableStreamBYOBRequest(INTERNAL);
+          request.#controller = controller;
+          request.#view = view;
+          return request;
+        };
+        invalidateByobRequest = (request) => {
+          request.#controller = undefined;
+          request.#view = null;
+        };
+      }
+    }
 
     class ReadableStreamDefaultReader {
       #r;
@@ -557,26 +910,37 @@
       constructor(stream) {
         const record = readableRecord(stream);
         if (record === undefined) throw new TypeErrorCtor("Failed to construct 'ReadableStreamBYOBReader': parameter 1 is not of type 'ReadableStream'.");
+        if (isReadableLocked(record)) throw new TypeErrorCtor('The stream is locked to a reader');
         if (!record.controller.bytes) throw new TypeErrorCtor('A BYOB reader needs a readable byte stream');
-        this.#r = acquireReader(record);
-        this.#r.byob = true;
+        this.#r = acquireByobReader(record);
         this.#r.object = this;
       }
       get closed() { return this.#r.closed.promise; }
-      read(view) {
+      read(view, options = undefined) {
         const reader = this.#r;
-        if (!isView(view)) return PromiseReject(new TypeErrorCtor('read() expects an ArrayBufferView'));
+        if (!isView(view)) return PromiseReject(new TypeErrorCtor("Failed to execute 'read' on 'ReadableStreamBYOBReader': parameter 1 is not an ArrayBufferView."));
+        if (!isArrayBuffer(view.buffer)) return PromiseReject(new TypeErrorCtor('The view must not be backed by a SharedArrayBuffer'));
+        let min;
+        try {
+          const raw = dictionary(options, "Failed to execute 'read' on 'ReadableStreamBYOBReader'").min;
+          min = raw === undefined ? 1 : enforceRange(raw, 'min');
+        } catch (error) {
+          return PromiseReject(error);
+        }
         if (view.byteLength === 0) return PromiseReject(new TypeErrorCtor('The view must not be empty'));
+        if (ReflectApply(bufferByteLength, view.buffer, []) === 0) return PromiseReject(new TypeErrorCtor("The view's buffer must not be empty"));
+        if (isDetached(view.buffer)) return PromiseReject(new TypeErrorCtor("The view's buffer is detached"));
+        if (min === 0) return PromiseReject(new TypeErrorCtor('min must be greater than 0'));
+        const elements = ReflectApply(typedArrayTag, view, []) === undefined ? view.byteLength : view.length;
+        if (min > elements) return PromiseReject(new RangeErrorCtor('min is more than the view holds'));
         if (reader.stream === null) return PromiseReject(new TypeErrorCtor('The reader has been released'));
-        // A closed stream answers with an empty view of the reader's type.
         const d = deferred();
-        readerRead(reader, {
-          byob: true,
-          view,
+        const request = {
           chunk: (value) => d.resolve({ value, done: false }),
-          close: () => d.resolve({ value: new view.constructor(view.buffer, view.byteOffset, 0), done: true }),
+          close: (value) => d.resolve({ value, done: true }),
           error: (error) => d.reject(error),
-        });
+        };
+        byobReaderRead(reader, view, min, request);
         return d.promise;
       }
       cancel(reason = undefined) {
@@ -621,6 +985,9 @@
           if (strategyDict.size !== undefined) throw new RangeErrorCtor('A byte stream cannot have a size function');
           hwm = extractHighWaterMark(strategyDict, 0);
           size = (chunk) => chunk.byteLength;
+          controller.autoAllocateChunkSize = chunkSize;
+          controller.byobRequest = null;
+          controller.pendingPullIntos = [];
         } else {
           size = extractSizeAlgorithm(strategyDict);
           hwm = extractHighWaterMark(strategyDict, 1);
@@ -830,6 +1197,7 @@
 
     // ---- tee -----------------------------------------------------------------------------------
     function readableStreamTee(stream) {
+      if (stream.controller.bytes) return readableByteStreamTee(stream);
       const reader = acquireReader(stream);
       let reading = false;
       let readAgain = false;
@@ -885,6 +1253,150 @@
         readableControllerError(branch2.controller, error);
         if (!canceled1 || !canceled2) cancelPromise.resolve(undefined);
       });
+      return [branch1, branch2];
+    }
+
+    // ReadableByteStreamTee: two byte streams; each branch's BYOB reads go to the source as BYOB
+    // reads into that branch's own buffer, and the other branch gets a copy of what was read.
+    function readableByteStreamTee(stream) {
+      let reader = acquireReader(stream);
+      let reading = false;
+      let readAgainForBranch1 = false;
+      let readAgainForBranch2 = false;
+      let canceled1 = false;
+      let canceled2 = false;
+      let reason1;
+      let reason2;
+      let branch1;
+      let branch2;
+      const cancelPromise = deferred();
+      const cloneAsUint8Array = (chunk) => new Uint8ArrayCtor(new Uint8ArrayCtor(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      const failBoth = (error) => {
+        readableControllerError(branch1.controller, error);
+        readableControllerError(branch2.controller, error);
+        cancelPromise.resolve(readableStreamCancel(stream, error));
+      };
+      const readAgain = () => {
+        if (readAgainForBranch1) pull1Algorithm();
+        else if (readAgainForBranch2) pull2Algorithm();
+      };
+      function forwardReaderError(thisReader) {
+        then(thisReader.closed.promise, undefined, (error) => {
+          if (thisReader !== reader) return;
+          readableControllerError(branch1.controller, error);
+          readableControllerError(branch2.controller, error);
+          if (!canceled1 || !canceled2) cancelPromise.resolve(undefined);
+        });
+      }
+      function pullWithDefaultReader() {
+        if (reader.byob) {
+          readerRelease(reader);
+          reader = acquireReader(stream);
+          forwardReaderError(reader);
+        }
+        readerRead(reader, {
+          chunk: (chunk) => queueMicrotaskFn(() => {
+            readAgainForBranch1 = false;
+            readAgainForBranch2 = false;
+            let chunk2 = chunk;
+            if (!canceled1 && !canceled2) {
+              try {
+                chunk2 = cloneAsUint8Array(chunk);
+              } catch (error) {
+                failBoth(error);
+                return;
+              }
+            }
+            if (!canceled1) byteControllerEnqueue(branch1.controller, chunk);
+            if (!canceled2) byteControllerEnqueue(branch2.controller, chunk2);
+            reading = false;
+            readAgain();
+          }),
+          close: () => {
+            reading = false;
+            if (!canceled1) byteControllerClose(branch1.controller);
+            if (!canceled2) byteControllerClose(branch2.controller);
+            if (branch1.controller.pendingPullIntos.length > 0) byteRespond(branch1.controller, 0);
+            if (branch2.controller.pendingPullIntos.length > 0) byteRespond(branch2.controller, 0);
+            if (!canceled1 || !canceled2) cancelPromise.resolve(undefined);
+          },
+          error: () => { reading = false; },
+        });
+      }
+      function pullWithByobReader(view, forBranch2) {
+        if (!reader.byob) {
+          readerRelease(reader);
+          reader = acquireByobReader(stream);
+          forwardReaderError(reader);
+        }
+        const byobBranch = forBranch2 ? branch2 : branch1;
+        const otherBranch = forBranch2 ? branch1 : branch2;
+        byobReaderRead(reader, view, 1, {
+          chunk: (chunk) => queueMicrotaskFn(() => {
+            readAgainForBranch1 = false;
+            readAgainForBranch2 = false;
+            const byobCanceled = forBranch2 ? canceled2 : canceled1;
+            const otherCanceled = forBranch2 ? canceled1 : canceled2;
+            if (!otherCanceled) {
+              let cloned;
+              try {
+                cloned = cloneAsUint8Array(chunk);
+              } catch (error) {
+                failBoth(error);
+                return;
+              }
+              if (!byobCanceled) byteRespondWithNewView(byobBranch.controller, chunk);
+              byteControllerEnqueue(otherBranch.controller, cloned);
+            } else if (!byobCanceled) {
+              byteRespondWithNewView(byobBranch.controller, chunk);
+            }
+            reading = false;
+            readAgain();
+          }),
+          close: (chunk) => {
+            reading = false;
+            const byobCanceled = forBranch2 ? canceled2 : canceled1;
+            const otherCanceled = forBranch2 ? canceled1 : canceled2;
+            if (!byobCanceled) byteControllerClose(byobBranch.controller);
+            if (!otherCanceled) byteControllerClose(otherBranch.controller);
+            if (chunk !== undefined) {
+              if (!byobCanceled) byteRespondWithNewView(byobBranch.controller, chunk);
+              if (!otherCanceled && otherBranch.controller.pendingPullIntos.length > 0) byteRespond(otherBranch.controller, 0);
+            }
+            if (!byobCanceled || !otherCanceled) cancelPromise.resolve(undefined);
+          },
+          error: () => { reading = false; },
+        });
+      }
+      function pullFor(forBranch2) {
+        if (reading) {
+          if (forBranch2) readAgainForBranch2 = true;
+          else readAgainForBranch1 = true;
+          return PromiseResolve(undefined);
+        }
+        reading = true;
+        const request = byteGetRequest((forBranch2 ? branch2 : branch1).controller);
+        if (request === null) pullWithDefaultReader();
+        else pullWithByobReader(request.view, forBranch2);
+        return PromiseResolve(undefined);
+      }
+      function pull1Algorithm() { return pullFor(false); }
+      function pull2Algorithm() { return pullFor(true); }
+      const cancel1 = (reason) => {
+        canceled1 = true;
+        reason1 = reason;
+        if (canceled2) cancelPromise.resolve(readableStreamCancel(stream, [reason1, reason2]));
+        return cancelPromise.promise;
+      };
+      const cancel2 = (reason) => {
+        canceled2 = true;
+        reason2 = reason;
+        if (canceled1) cancelPromise.resolve(readableStreamCancel(stream, [reason1, reason2]));
+        return cancelPromise.promise;
+      };
+      branch1 = createReadableByteStream(noop, pull1Algorithm, cancel1);
+      branch2 = createReadableByteStream(noop, pull2Algorithm, cancel2);
+      forwardReaderError(reader);
       return [branch1, branch2];
     }
 
@@ -1725,17 +2237,16 @@
     }
 
     // ---- Helpers for bodies (web_net.js) --------------------------------------------------------
-    // A readable byte stream of one chunk; nothing is copied until it is read.
+    // A readable byte stream of one chunk. The bytes are copied (enqueue transfers what it is
+    // given, and `bytes` stays its owner's) on the first read, not before.
     function bytesStream(bytes) {
-      let stream;
-      stream = new ReadableStream({
+      return new ReadableStream({
         type: 'bytes',
-        start(controller) {
-          if (bytes.byteLength > 0) controller.enqueue(bytes);
+        pull(controller) {
+          if (bytes.byteLength > 0) controller.enqueue(new Uint8ArrayCtor(bytes));
           controller.close();
         },
       });
-      return stream;
     }
     function isDisturbed(stream) {
       return readableRecord(stream).disturbed;
@@ -1777,7 +2288,8 @@
     }
 
     const globals = [['ReadableStream', ReadableStream], ['ReadableStreamDefaultReader', ReadableStreamDefaultReader],
-      ['ReadableStreamBYOBReader', ReadableStreamBYOBReader], ['ReadableStreamDefaultController', ReadableStreamDefaultController],
+      ['ReadableStreamBYOBReader', ReadableStreamBYOBReader], ['ReadableStreamBYOBRequest', ReadableStreamBYOBRequest],
+      ['ReadableStreamDefaultController', ReadableStreamDefaultController],
       ['ReadableByteStreamController', ReadableByteStreamController], ['WritableStream', WritableStream],
       ['WritableStreamDefaultWriter', WritableStreamDefaultWriter], ['WritableStreamDefaultController', WritableStreamDefaultController],
       ['TransformStream', TransformStream], ['TransformStreamDefaultController', TransformStreamDefaultController],
