@@ -95,6 +95,8 @@ test('web APIs (child): streams, Blobs and crypto that never end, cycle or grow 
     }`, /larger than the memory bound/],
     'a MessageChannel ping-pong': ['async () => { const { port1, port2 } = new MessageChannel(); port1.onmessage = (e) => port1.postMessage(e.data); port2.onmessage = (e) => port2.postMessage(e.data); port1.postMessage(1); await new Promise(() => {}); }', TIMED_OUT, 500],
     'a MessageChannel flood never read': ["async () => { const { port1 } = new MessageChannel(); for (;;) port1.postMessage('x'.repeat(1000) + Math.random()); }", MEMORY],
+    'a byte stream allocating 2^40-byte chunks': ["async () => { const s = new ReadableStream({ type: 'bytes', autoAllocateChunkSize: 2 ** 40, pull(c) { c.byobRequest.respond(1); } }); await s.getReader().read(); }", MEMORY],
+    'BYOB reads that never end': ["async () => { const r = new ReadableStream({ type: 'bytes', pull(c) { c.byobRequest.respond(c.byobRequest.view.byteLength); } }).getReader({ mode: 'byob' }); let v = new Uint8Array(65536); for (;;) v = (await r.read(v)).value; }", TIMED_OUT, 500],
     'multipart from a huge FormData': ["async () => { const f = new FormData(); const big = new Blob([new Uint8Array(2 ** 24)]); for (let i = 0; i < 64; i++) f.append('f' + i, big); return (await new Response(f).arrayBuffer()).byteLength; }", MEMORY],
   };
   const child = await runChild({

@@ -117,7 +117,7 @@
       return { highWaterMark, size };
     }
     // UnderlyingSource's autoAllocateChunkSize ([EnforceRange] unsigned long long), checked where
-    // Web IDL reads it; it is not used further (a byte stream's default reads get no BYOB request).
+    // Web IDL reads it; a byte stream's default reads then bring buffers of that size (bytePullSteps).
     function enforceChunkSize(value, context) {
       if (value === undefined) return undefined;
       const number = NumberCtor(value);
