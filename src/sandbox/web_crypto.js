@@ -1,12 +1,14 @@
 // Web Crypto beyond digest and random values: CryptoKey and crypto.subtle's importKey, exportKey,
 // generateKey, sign, verify, encrypt and decrypt for HMAC (SHA-1/256/384/512), AES-GCM (every tag
 // length; IVs of 64 to 512 bits), AES-CBC, AES-CTR and AES-KW (128-, 192- and 256-bit keys),
-// wrapKey and unwrapKey, ECDSA (P-256 with SHA-256, P-384 with SHA-384), Ed25519 and RSA
-// (RSASSA-PKCS1-v1_5, RSA-PSS) signing and verification (private keys as PKCS #8 or JWK, RSA ones of
-// 2048 to 4096 bits; public RSA keys of 2048 to 8192 bits), ECDSA and Ed25519 key pairs; ECDH (P-256,
-// P-384) and X25519 agreement with their key pairs (deriveBits, deriveKey); deriveBits and deriveKey with PBKDF2 (bounded: see
-// MAX_PBKDF2_WORK in src/limits.rs) and HKDF. The cryptography is native (ring; RustCrypto's p256, p384 and x25519-dalek for agreement; web_natives.rs); this file
-// normalizes algorithms, checks usages and formats keys, with the Web Crypto standard's errors.
+// wrapKey and unwrapKey, ECDSA (P-256, P-384 and P-521, with any of the four hashes), Ed25519 and
+// RSA (RSASSA-PKCS1-v1_5, RSA-PSS) signing and verification (private keys as PKCS #8 or JWK, RSA
+// ones of 2048 to 4096 bits; public RSA keys of 2048 to 8192 bits), ECDSA and Ed25519 key pairs;
+// ECDH (P-256, P-384, P-521) and X25519 agreement with their key pairs (deriveBits, deriveKey);
+// deriveBits and deriveKey with PBKDF2 (bounded: see MAX_PBKDF2_WORK in src/limits.rs) and HKDF.
+// The cryptography is native (ring; RustCrypto's p256, p384, p521 for ECDSA and ECDH, and
+// x25519-dalek; web_natives.rs); this file normalizes algorithms, checks usages and formats keys,
+// with the Web Crypto standard's errors.
 // Not in the snapshot: web.js has natives.loadScript compile it on first use and calls the
 // function below with intrinsics it captured before any program ran.
 (function webCrypto(intrinsics) {
@@ -100,8 +102,13 @@
     return [...new SetCtor(list)];
   }
   const BLOCK_BITS = { 'SHA-1': 512, 'SHA-256': 512, 'SHA-384': 1024, 'SHA-512': 1024 };
-  const CURVES = { 'P-256': { size: 32, hash: 'SHA-256', spki: '3059301306072a8648ce3d020106082a8648ce3d030107034200' },
-    'P-384': { size: 48, hash: 'SHA-384', spki: '3076301006072a8648ce3d020106052b81040022036200' } };
+  // Each NIST curve: the size of its scalars and coordinates, its OID, and the DER of an SPKI
+  // before the public point (uncompressed).
+  const CURVES = {
+    'P-256': { size: 32, oid: '06082a8648ce3d030107', spki: '3059301306072a8648ce3d020106082a8648ce3d030107034200' },
+    'P-384': { size: 48, oid: '06052b81040022', spki: '3076301006072a8648ce3d020106052b81040022036200' },
+    'P-521': { size: 66, oid: '06052b81040023', spki: '30819b301006072a8648ce3d020106052b8104002303818600' },
+  };
   const ED25519_SPKI = '302a300506032b6570032100';
   function hexBytes(hex) {
     const out = new Uint8ArrayCtor(hex.length / 2);
@@ -214,22 +221,8 @@
     const curveName = StringCtor(dict.namedCurve);
     const curve = CURVES[curveName];
     if (curve === undefined) throw notSupported(`Curve ${curveName}`);
-    const algorithm = { name: 'ECDSA', namedCurve: curveName };
-    if (format === 'pkcs8') {
-      const der = copyBytes(keyData, 'keyData');
-      pkcs8Key(der, ecAlgorithm(curve), `an ECDSA ${curveName} private key`);
-      return privateKeyOf(`ECDSA-${curveName.replace('-', '')}`, der, extractable, algorithm, usages);
-    }
-    if (format === 'jwk' && jwkObject(keyData).d !== undefined) {
-      const jwk = keyData;
-      checkJwkCommon(jwk, 'EC', usages, extractable);
-      if (jwk.crv !== curveName) throw dataError(`The JWK crv is not ${curveName}`);
-      const [d, x, y] = ['d', 'x', 'y'].map((k) => fromBase64url(jwk[k], `The JWK ${k}`));
-      if (d.length !== curve.size || x.length !== curve.size || y.length !== curve.size) throw dataError('The JWK coordinates have the wrong length');
-      // ECPrivateKey (RFC 5915) with its public point, as OpenSSL writes it and ring reads it.
-      const ecPrivate = derWrite(0x30, concat(hexBytes('020101'), concat(derWrite(0x04, d),
-        derWrite(0xa1, derWrite(0x03, concat(new Uint8ArrayCtor([0, 4]), concat(x, y)))))));
-      return privateKeyOf(`ECDSA-${curveName.replace('-', '')}`, pkcs8Of(ecAlgorithm(curve), ecPrivate), extractable, algorithm, usages);
+    if (format === 'pkcs8' || (format === 'jwk' && jwkObject(keyData).d !== undefined)) {
+      return importEcPrivate('ECDSA', format, keyData, curveName, extractable, usages);
     }
     let point;
     if (format === 'raw') point = copyBytes(keyData, 'keyData');
@@ -414,15 +407,15 @@
   // ---- Private keys: PKCS #8 for ECDSA, Ed25519 and RSA -------------------------------------------
   // A private key's material is `{ pkcs8, publicKey }`: its PKCS #8 DER (what the native signer
   // reads, and what exportKey('pkcs8') gives back) and its public half as a public key of the
-  // same algorithm holds it (a point, 32 bytes, an RSAPublicKey), which the native side derives
-  // from the private key, so a key whose parts do not belong together is refused at import.
+  // same algorithm holds it (32 bytes, an RSAPublicKey), which the native side derives from the
+  // private key, so a key whose parts do not belong together is refused at import. An ECDSA key
+  // also holds its scalar, which is what it signs with (see ecPrivateOf).
   const EC_ALGORITHM = '06072a8648ce3d0201';
-  const CURVE_OIDS = { 'P-256': '06082a8648ce3d030107', 'P-384': '06052b81040022' };
   const ED25519_ALGORITHM = '06032b6570';
   // rsaEncryption with its NULL parameters: RSA_SPKI_ALGORITHM without its SEQUENCE header.
   const RSA_ALGORITHM = RSA_SPKI_ALGORITHM.slice(4);
   const RSA_PRIVATE_PARTS = ['n', 'e', 'd', 'p', 'q', 'dp', 'dq', 'qi'];
-  const ecAlgorithm = (curve) => hexBytes(EC_ALGORITHM + CURVE_OIDS[curve === CURVES['P-256'] ? 'P-256' : 'P-384']);
+  const ecAlgorithm = (curve) => hexBytes(EC_ALGORITHM + curve.oid);
   // PrivateKeyInfo (RFC 5208): version 0, the algorithm, the private key as an octet string.
   function pkcs8Of(algorithm, privateKeyDer) {
     return derWrite(0x30, concat(hexBytes('020100'), concat(derWrite(0x30, algorithm), derWrite(0x04, privateKeyDer))));
@@ -447,7 +440,7 @@
   function ed25519Pkcs8(seed) {
     return pkcs8Of(hexBytes(ED25519_ALGORITHM), derWrite(0x04, seed));
   }
-  // A private CryptoKey of `kind` (the native signer's: ECDSA-P256, ECDSA-P384, Ed25519, RSA).
+  // A private CryptoKey of `kind` (the native signer's: Ed25519, RSA; ECDSA keys are ecPrivateOf's).
   function privateKeyOf(kind, pkcs8, extractable, algorithm, usages) {
     const publicKey = privateKey(kind, pkcs8);
     if (publicKey === null) throw dataError(`The key data is not a valid ${algorithm.name} private key`);
@@ -478,13 +471,6 @@
     if (format === 'pkcs8') return material.pkcs8.slice().buffer;
     if (format !== 'jwk') throw invalidAccess(`A private key cannot be exported as '${format}'`);
     const inner = pkcs8Parts(material.pkcs8).privateKey;
-    if (algorithm.name === 'ECDSA') {
-      const size = CURVES[algorithm.namedCurve].size;
-      const ec = derRead(inner, 0, 0x30, 'The EC private key');
-      const d = derRead(ec.value, derRead(ec.value, 0, 0x02, 'The EC private key').end, 0x04, 'The EC private key').value;
-      const point = material.publicKey;
-      return jwkBase({ kty: 'EC', crv: algorithm.namedCurve, x: base64url(point.subarray(1, 1 + size)), y: base64url(point.subarray(1 + size)), d: base64url(d) });
-    }
     if (algorithm.name === 'Ed25519') {
       return jwkBase({ kty: 'OKP', crv: 'Ed25519', x: base64url(material.publicKey), d: base64url(derRead(inner, 0, 0x04, 'The Ed25519 private key').value), alg: 'Ed25519' });
     }
@@ -518,14 +504,16 @@
   // side of deriveBits); a private key derives.
   const X25519_ALGORITHM = '06032b656e';
   const X25519_SPKI = '302a300506032b656e032100';
-  function agreementPrivate(name, curveName, scalar, pkcs8, extractable, usages, expectedPublic) {
+  // A private key of ECDH, X25519 or ECDSA (whose material has the same shape: ECDSA signs with
+  // the scalar the agreement multiplies by).
+  function ecPrivateOf(name, curveName, scalar, pkcs8, extractable, usages, expectedPublic) {
     const publicKey = agree(curveName, scalar);
     if (publicKey === null) throw dataError(`The key data is not a valid ${name} private key`);
     const point = new Uint8ArrayCtor(publicKey);
     if (expectedPublic !== undefined && !equalBytes(point, expectedPublic)) throw dataError(`The public part of the ${name} key does not belong to its private key`);
-    const allowed = checkUsages(usages, ['deriveKey', 'deriveBits']);
+    const allowed = checkUsages(usages, name === 'ECDSA' ? ['sign'] : ['deriveKey', 'deriveBits']);
     if (allowed.length === 0) throw syntaxError('A private key needs a usage');
-    const algorithm = name === 'ECDH' ? { name, namedCurve: curveName } : { name };
+    const algorithm = name === 'X25519' ? { name } : { name, namedCurve: curveName };
     return makeKey('private', extractable, algorithm, allowed, { pkcs8, publicKey: point, scalar });
   }
   function agreementPublic(name, curveName, bytes, extractable, usages) {
@@ -537,13 +525,12 @@
   function ecPrivateKey(d, point) {
     return derWrite(0x30, concat(hexBytes('020101'), concat(derWrite(0x04, d), derWrite(0xa1, derWrite(0x03, concat(new Uint8ArrayCtor([0]), point))))));
   }
-  function importEcdh(format, keyData, dict, extractable, usages) {
-    const curveName = StringCtor(dict.namedCurve);
+  // An ECDSA or ECDH private key on `curveName` given as PKCS #8 or as a JWK with `d`.
+  function importEcPrivate(name, format, keyData, curveName, extractable, usages) {
     const curve = CURVES[curveName];
-    if (curve === undefined) throw notSupported(`Curve ${curveName}`);
     if (format === 'pkcs8') {
       const der = copyBytes(keyData, 'keyData');
-      const ec = derRead(pkcs8Key(der, ecAlgorithm(curve), `an ECDH ${curveName} private key`), 0, 0x30, 'The EC private key');
+      const ec = derRead(pkcs8Key(der, ecAlgorithm(curve), `an ${name} ${curveName} private key`), 0, 0x30, 'The EC private key');
       const version = derRead(ec.value, 0, 0x02, 'The EC private key');
       const d = derRead(ec.value, version.end, 0x04, 'The EC private key');
       // The optional [0] parameters and [1] public key: a public key given must be the scalar's.
@@ -552,20 +539,30 @@
       while (at < ec.value.length) {
         const tag = ec.value[at];
         const field = derRead(ec.value, at, tag, 'The EC private key');
-        if (tag === 0xa1) expected = derRead(field.value, 0, 0x03, 'The EC public key').value.subarray(1);
+        if (tag === 0xa1) {
+          const point = ecPoint(curveName, derRead(field.value, 0, 0x03, 'The EC public key').value.subarray(1));
+          if (point === null) throw dataError(`The public part of the ${name} key is not a ${curveName} point`);
+          expected = new Uint8ArrayCtor(point);
+        }
         at = field.end;
       }
       if (d.value.length !== curve.size) throw dataError(`The ${curveName} private key has the wrong length`);
-      return agreementPrivate('ECDH', curveName, d.value.slice(), der, extractable, usages, expected);
+      return ecPrivateOf(name, curveName, d.value.slice(), der, extractable, usages, expected);
     }
-    if (format === 'jwk' && jwkObject(keyData).d !== undefined) {
-      const jwk = keyData;
-      checkJwkCommon(jwk, 'EC', usages, extractable);
-      if (jwk.crv !== curveName) throw dataError(`The JWK crv is not ${curveName}`);
-      const [d, x, y] = ['d', 'x', 'y'].map((k) => fromBase64url(jwk[k], `The JWK ${k}`));
-      if (d.length !== curve.size || x.length !== curve.size || y.length !== curve.size) throw dataError('The JWK coordinates have the wrong length');
-      const point = concat(new Uint8ArrayCtor([4]), concat(x, y));
-      return agreementPrivate('ECDH', curveName, d, pkcs8Of(ecAlgorithm(curve), ecPrivateKey(d, point)), extractable, usages, point);
+    const jwk = keyData;
+    checkJwkCommon(jwk, 'EC', usages, extractable);
+    if (jwk.crv !== curveName) throw dataError(`The JWK crv is not ${curveName}`);
+    const [d, x, y] = ['d', 'x', 'y'].map((k) => fromBase64url(jwk[k], `The JWK ${k}`));
+    if (d.length !== curve.size || x.length !== curve.size || y.length !== curve.size) throw dataError('The JWK coordinates have the wrong length');
+    const point = concat(new Uint8ArrayCtor([4]), concat(x, y));
+    return ecPrivateOf(name, curveName, d, pkcs8Of(ecAlgorithm(curve), ecPrivateKey(d, point)), extractable, usages, point);
+  }
+  function importEcdh(format, keyData, dict, extractable, usages) {
+    const curveName = StringCtor(dict.namedCurve);
+    const curve = CURVES[curveName];
+    if (curve === undefined) throw notSupported(`Curve ${curveName}`);
+    if (format === 'pkcs8' || (format === 'jwk' && jwkObject(keyData).d !== undefined)) {
+      return importEcPrivate('ECDH', format, keyData, curveName, extractable, usages);
     }
     // The public formats read as an ECDSA public key's; only the algorithm and usages differ.
     const material = keyParts(importEcdsa(format, keyData, dict, extractable, [])).material;
@@ -579,7 +576,7 @@
       const der = copyBytes(keyData, 'keyData');
       const secret = derRead(pkcs8Key(der, hexBytes(X25519_ALGORITHM), 'an X25519 private key'), 0, 0x04, 'The X25519 private key').value;
       if (secret.length !== 32) throw dataError('An X25519 private key is 32 bytes');
-      return agreementPrivate('X25519', 'X25519', secret.slice(), der, extractable, usages);
+      return ecPrivateOf('X25519', 'X25519', secret.slice(), der, extractable, usages);
     }
     if (format === 'jwk' && jwkObject(keyData).d !== undefined) {
       const jwk = keyData;
@@ -587,7 +584,7 @@
       if (jwk.crv !== 'X25519') throw dataError('The JWK crv is not X25519');
       const secret = fromBase64url(jwk.d, 'The JWK d');
       if (secret.length !== 32) throw dataError('An X25519 private key is 32 bytes');
-      return agreementPrivate('X25519', 'X25519', secret, x25519Pkcs8(secret), extractable, usages, fromBase64url(jwk.x, 'The JWK x'));
+      return ecPrivateOf('X25519', 'X25519', secret, x25519Pkcs8(secret), extractable, usages, fromBase64url(jwk.x, 'The JWK x'));
     }
     const bytes = okpPublicKey('X25519', X25519_SPKI, format, keyData, extractable, usages);
     return agreementPublic('X25519', 'X25519', bytes, extractable, usages);
@@ -611,6 +608,16 @@
     }
     throw notSupported(`Exporting a ${algorithm.name} key as '${format}'`);
   }
+  // A random private scalar of a NIST curve: below its order but for a chance under 2^-32 (P-521's
+  // top byte keeps only the bit its 521 bits leave), drawn again then.
+  function randomScalar(curveName) {
+    let scalar;
+    do {
+      scalar = randomBytes(CURVES[curveName].size);
+      if (curveName === 'P-521') scalar[0] &= 1;
+    } while (agree(curveName, scalar) === null);
+    return scalar;
+  }
   function generateAgreement(name, dict, extractable, keyUsages) {
     let curveName = 'X25519';
     let scalar;
@@ -619,15 +626,14 @@
       curveName = StringCtor(dict.namedCurve);
       const curve = CURVES[curveName];
       if (curve === undefined) throw notSupported(`Curve ${curveName}`);
-      // A random scalar is below the curve's order but for a chance under 2^-32: drawn again then.
-      do scalar = randomBytes(curve.size); while (agree(curveName, scalar) === null);
+      scalar = randomScalar(curveName);
       pkcs8 = pkcs8Of(ecAlgorithm(curve), ecPrivateKey(scalar, new Uint8ArrayCtor(agree(curveName, scalar))));
     } else {
       scalar = randomBytes(32);
       pkcs8 = x25519Pkcs8(scalar);
     }
     const requested = checkUsages(keyUsages, ['deriveKey', 'deriveBits']);
-    const privateKey = agreementPrivate(name, curveName, scalar, pkcs8, extractable, requested);
+    const privateKey = ecPrivateOf(name, curveName, scalar, pkcs8, extractable, requested);
     const publicKey = agreementPublic(name, curveName, keyParts(privateKey).material.publicKey.slice(), true, []);
     return { publicKey, privateKey };
   }
@@ -709,7 +715,10 @@
     if (!parts.extractable) throw invalidAccess('The key is not extractable');
     const { algorithm, material } = parts;
     const jwkBase = (extra) => ({ ...extra, key_ops: [...parts.usages], ext: true });
-    if (AGREEMENTS.includes(algorithm.name)) return exportAgreement(format, parts.type, algorithm, material, jwkBase);
+    // An ECDSA private key's material is an ECDH one's (see ecPrivateOf).
+    if (AGREEMENTS.includes(algorithm.name) || (algorithm.name === 'ECDSA' && parts.type === 'private')) {
+      return exportAgreement(format, parts.type, algorithm, material, jwkBase);
+    }
     if (parts.type === 'private') return exportPrivate(format, algorithm, material, jwkBase);
     if (parts.type === 'public' && format === 'pkcs8') throw invalidAccess("A public key cannot be exported as 'pkcs8'");
     switch (algorithm.name) {
@@ -803,22 +812,20 @@
       }
       if (AGREEMENTS.includes(name)) return generateAgreement(name, dict, Boolean(extractable), keyUsages);
       if (name === 'ECDSA' || name === 'Ed25519') {
-        let kind = 'Ed25519';
-        let pkcs8;
-        let algorithmOf = { name };
-        if (name === 'ECDSA') {
-          const curveName = StringCtor(dict.namedCurve);
-          if (CURVES[curveName] === undefined) throw notSupported(`Curve ${curveName}`);
-          kind = `ECDSA-${curveName.replace('-', '')}`;
-          pkcs8 = new Uint8ArrayCtor(privateKey(curveName));
-          algorithmOf = { name, namedCurve: curveName };
-        } else {
-          pkcs8 = ed25519Pkcs8(randomBytes(32));
-        }
+        const curveName = name === 'ECDSA' ? StringCtor(dict.namedCurve) : undefined;
+        if (name === 'ECDSA' && CURVES[curveName] === undefined) throw notSupported(`Curve ${curveName}`);
+        const algorithmOf = name === 'ECDSA' ? { name, namedCurve: curveName } : { name };
         const requested = checkUsages(keyUsages, ['sign', 'verify']);
         const privateUsages = requested.filter((u) => u === 'sign');
         if (privateUsages.length === 0) throw syntaxError('A private key needs a usage');
-        const secret = privateKeyOf(kind, pkcs8, extractable, algorithmOf, privateUsages);
+        let secret;
+        if (name === 'ECDSA') {
+          const scalar = randomScalar(curveName);
+          const point = new Uint8ArrayCtor(agree(curveName, scalar));
+          secret = ecPrivateOf(name, curveName, scalar, pkcs8Of(ecAlgorithm(CURVES[curveName]), ecPrivateKey(scalar, point)), extractable, privateUsages);
+        } else {
+          secret = privateKeyOf('Ed25519', ed25519Pkcs8(randomBytes(32)), extractable, algorithmOf, privateUsages);
+        }
         const publicKey = makeKey('public', true, algorithmOf, requested.filter((u) => u === 'verify'), keyParts(secret).material.publicKey.slice());
         return { publicKey, privateKey: secret };
       }
@@ -832,10 +839,7 @@
       if (name === 'HMAC') return hmac(parts.algorithm.hash.name, parts.material, bytes);
       let signature;
       if (name === 'ECDSA') {
-        const hash = normalizeHash(dict.hash);
-        const curve = CURVES[parts.algorithm.namedCurve];
-        if (hash !== curve.hash) throw notSupported(`ECDSA ${parts.algorithm.namedCurve} with ${hash}`);
-        signature = sign(`ECDSA-${parts.algorithm.namedCurve.replace('-', '')}`, '', parts.material.pkcs8, bytes);
+        signature = sign(`ECDSA:${parts.algorithm.namedCurve}`, normalizeHash(dict.hash), parts.material.scalar, bytes);
       } else if (name === 'Ed25519') {
         signature = sign('Ed25519', '', parts.material.pkcs8, bytes);
       } else {
@@ -851,12 +855,7 @@
       const bytes = viewOf(data, 'data');
       const parts = keyFor(key, name, 'verify');
       if (name === 'HMAC') return hmac(parts.algorithm.hash.name, parts.material, bytes, sig);
-      if (name === 'ECDSA') {
-        const hash = normalizeHash(dict.hash);
-        const curve = CURVES[parts.algorithm.namedCurve];
-        if (hash !== curve.hash) throw notSupported(`ECDSA ${parts.algorithm.namedCurve} with ${hash}`);
-        return verify(`ECDSA-${parts.algorithm.namedCurve.replace('-', '')}-${hash.replace('-', '')}`, parts.material, bytes, sig);
-      }
+      if (name === 'ECDSA') return verify(`ECDSA:${parts.algorithm.namedCurve}:${normalizeHash(dict.hash)}`, parts.material, bytes, sig);
       if (name === 'Ed25519') return verify('Ed25519', parts.material, bytes, sig);
       if (RSA.includes(name)) return verify(rsaVerifier(name, parts.algorithm.hash.name, dict), parts.material, bytes, sig);
       throw notSupported(`Verifying with ${name}`);

@@ -445,9 +445,9 @@ fn aes_gcm_other<C: GcmBlockCipher, N: aes::cipher::ArrayLength<u8>>(
     bool::from(full[..tag_bytes].ct_eq(tag)).then_some(plain)
 }
 
-/// Verifies a signature with a public key: `ECDSA-P256-SHA256` and `ECDSA-P384-SHA384` take an
-/// uncompressed point and a fixed-size (r ‖ s) signature, `Ed25519` a 32-byte key, `RSA-PKCS1-*`
-/// and `RSA-PSS-*` an RSAPublicKey in DER.
+/// Verifies a signature with a public key: `ECDSA:<curve>:<hash>` (see [`ecdsa_verify`]) takes a
+/// SEC1 point and a fixed-size (r ‖ s) signature, `Ed25519` a 32-byte key, `RSA-PKCS1-*` and
+/// `RSA-PSS-*` an RSAPublicKey in DER.
 pub(crate) fn signature_verify(
     algorithm: &str,
     public_key: &[u8],
@@ -455,9 +455,13 @@ pub(crate) fn signature_verify(
     signature: &[u8],
 ) -> bool {
     use ring::signature;
+    if let Some(curve_and_hash) = algorithm.strip_prefix("ECDSA:") {
+        let Some((curve, hash)) = curve_and_hash.split_once(':') else {
+            return false;
+        };
+        return ecdsa_verify(curve, hash, public_key, data, signature);
+    }
     let algorithm: &dyn signature::VerificationAlgorithm = match algorithm {
-        "ECDSA-P256-SHA256" => &signature::ECDSA_P256_SHA256_FIXED,
-        "ECDSA-P384-SHA384" => &signature::ECDSA_P384_SHA384_FIXED,
         "Ed25519" => &signature::ED25519,
         // RSA: an RSAPublicKey (PKCS #1 DER) of 2048 to 8192 bits (the JS side refuses others
         // at import); PSS with a salt of the hash's length, the one ring verifies.
@@ -475,11 +479,10 @@ pub(crate) fn signature_verify(
         .is_ok()
 }
 
-/// The kinds of private key `crypto.subtle` signs with, each held as PKCS #8 DER: `ECDSA-P256`,
-/// `ECDSA-P384` (an ECPrivateKey carrying its public point, as ring reads it), `Ed25519` (version
-/// 1 or 2) and `RSA` (an RSAPrivateKey of 2048 to 4096 bits, ring's range for signing keys).
+/// The kinds of private key `crypto.subtle` signs with through ring, each held as PKCS #8 DER:
+/// `Ed25519` (version 1 or 2) and `RSA` (an RSAPrivateKey of 2048 to 4096 bits, ring's range for
+/// signing keys). ECDSA keys are scalars ([`ecdsa_sign`]).
 enum PrivateKey {
-    Ecdsa(ring::signature::EcdsaKeyPair),
     Ed25519(ring::signature::Ed25519KeyPair),
     Rsa(ring::signature::RsaKeyPair),
 }
@@ -489,24 +492,7 @@ impl PrivateKey {
     /// public point that does not belong to the private key, a size out of range).
     fn parse(kind: &str, pkcs8: &[u8]) -> Option<Self> {
         use ring::signature;
-        let rng = ring::rand::SystemRandom::new();
         Some(match kind {
-            "ECDSA-P256" => Self::Ecdsa(
-                signature::EcdsaKeyPair::from_pkcs8(
-                    &signature::ECDSA_P256_SHA256_FIXED_SIGNING,
-                    pkcs8,
-                    &rng,
-                )
-                .ok()?,
-            ),
-            "ECDSA-P384" => Self::Ecdsa(
-                signature::EcdsaKeyPair::from_pkcs8(
-                    &signature::ECDSA_P384_SHA384_FIXED_SIGNING,
-                    pkcs8,
-                    &rng,
-                )
-                .ok()?,
-            ),
             "Ed25519" => {
                 Self::Ed25519(signature::Ed25519KeyPair::from_pkcs8_maybe_unchecked(pkcs8).ok()?)
             }
@@ -515,24 +501,21 @@ impl PrivateKey {
         })
     }
 
-    /// The public half: an uncompressed point, 32 bytes of Ed25519, an RSAPublicKey in DER.
+    /// The public half: 32 bytes of Ed25519, an RSAPublicKey in DER.
     fn public_key(&self) -> Vec<u8> {
         use ring::signature::KeyPair;
         match self {
-            Self::Ecdsa(key) => key.public_key().as_ref().to_vec(),
             Self::Ed25519(key) => key.public_key().as_ref().to_vec(),
             Self::Rsa(key) => key.public().as_ref().to_vec(),
         }
     }
 
     /// The signature of `data` with `padding` (RSA's `PKCS1-SHA256`…, `PSS-SHA512`; ignored
-    /// otherwise): fixed-size (r ‖ s) for ECDSA, as Web Crypto gives it. ECDSA's nonce and
-    /// PSS's salt are random (ring's), so those signatures differ from call to call.
+    /// for Ed25519). PSS's salt is random (ring's), so those signatures differ from call to call.
     fn sign(&self, padding: &str, data: &[u8]) -> Option<Vec<u8>> {
         use ring::signature;
         let rng = ring::rand::SystemRandom::new();
         match self {
-            Self::Ecdsa(key) => Some(key.sign(&rng, data).ok()?.as_ref().to_vec()),
             Self::Ed25519(key) => Some(key.sign(data).as_ref().to_vec()),
             Self::Rsa(key) => {
                 let encoding: &'static dyn signature::RsaEncoding = match padding {
@@ -552,42 +535,27 @@ impl PrivateKey {
     }
 }
 
-/// A new ECDSA private key on `curve` (`P-256`, `P-384`) as PKCS #8, from ring's generator.
-fn ecdsa_generate(curve: &str) -> Option<Vec<u8>> {
-    use ring::signature;
-    let algorithm = match curve {
-        "P-256" => &signature::ECDSA_P256_SHA256_FIXED_SIGNING,
-        "P-384" => &signature::ECDSA_P384_SHA384_FIXED_SIGNING,
-        _ => return None,
-    };
-    let rng = ring::rand::SystemRandom::new();
-    let document = signature::EcdsaKeyPair::generate_pkcs8(algorithm, &rng).ok()?;
-    Some(document.as_ref().to_vec())
-}
-
 /// `cryptoPrivateKey(kind, pkcs8)` → the key's public half (see [`PrivateKey::public_key`]), or
-/// null when the PKCS #8 is not a key of that kind ring accepts; `cryptoPrivateKey(curve)` → a
-/// new ECDSA key's PKCS #8. The input is bounded by the ArrayBuffer budget.
+/// null when the PKCS #8 is not a key of that kind ring accepts. The input is bounded by the
+/// ArrayBuffer budget.
 pub(crate) fn crypto_private_key(
     scope: &mut v8::PinScope,
     args: v8::FunctionCallbackArguments,
     mut rv: v8::ReturnValue<v8::Value>,
 ) {
     let kind = string_arg(scope, args.get(0));
-    let out = if args.length() < 2 {
-        ecdsa_generate(&kind)
-    } else {
-        let Some(pkcs8) = view_bytes(args.get(1)) else {
-            return throw_type_error(scope, "cryptoPrivateKey expects an ArrayBufferView");
-        };
-        PrivateKey::parse(&kind, &pkcs8).map(|key| key.public_key())
+    let Some(pkcs8) = view_bytes(args.get(1)) else {
+        return throw_type_error(scope, "cryptoPrivateKey expects an ArrayBufferView");
     };
+    let out = PrivateKey::parse(&kind, &pkcs8).map(|key| key.public_key());
     return_bytes_or_null(scope, &mut rv, out);
 }
 
-/// `cryptoSign(kind, padding, pkcs8, data)` → the signature as an ArrayBuffer, or null when the
-/// key or the padding is refused. ring's time is this thread's CPU time, which the run's CPU
-/// budget counts; an RSA key is at most 4096 bits.
+/// `cryptoSign(kind, padding, key, data)` → the signature as an ArrayBuffer, or null when the
+/// key or the padding is refused: `kind` `ECDSA:<curve>` with the hash as `padding` and the
+/// private scalar as `key` ([`ecdsa_sign`]), or a [`PrivateKey`] kind with its PKCS #8. The
+/// signer's time is this thread's CPU time, which the run's CPU budget counts; an RSA key is at
+/// most 4096 bits.
 pub(crate) fn crypto_sign(
     scope: &mut v8::PinScope,
     args: v8::FunctionCallbackArguments,
@@ -598,12 +566,147 @@ pub(crate) fn crypto_sign(
     let (Some(pkcs8), Some(data)) = (view_bytes(args.get(2)), view_bytes(args.get(3))) else {
         return throw_type_error(scope, "cryptoSign expects ArrayBufferViews");
     };
-    let signature = PrivateKey::parse(&kind, &pkcs8).and_then(|key| key.sign(&padding, &data));
+    let signature = match kind.strip_prefix("ECDSA:") {
+        Some(curve) => ecdsa_sign(curve, &padding, &pkcs8, &data),
+        None => PrivateKey::parse(&kind, &pkcs8).and_then(|key| key.sign(&padding, &data)),
+    };
     return_bytes_or_null(scope, &mut rv, signature);
 }
 
-/// The public key of an agreement private key of `kind`: `P-256` and `P-384` take the scalar
-/// (32 or 48 bytes, big-endian) and give an uncompressed point, `X25519` takes 32 bytes and gives
+/// The operating system's random source as the RNG RustCrypto's signers take. It cannot report
+/// a failure through `fill_bytes`, so it panics there, and [`ecdsa_sign`] catches that.
+struct OsRandom;
+
+impl p256::elliptic_curve::rand_core::RngCore for OsRandom {
+    fn next_u32(&mut self) -> u32 {
+        p256::elliptic_curve::rand_core::impls::next_u32_via_fill(self)
+    }
+    fn next_u64(&mut self) -> u64 {
+        p256::elliptic_curve::rand_core::impls::next_u64_via_fill(self)
+    }
+    fn fill_bytes(&mut self, dest: &mut [u8]) {
+        if crate::os::random_bytes(dest).is_err() {
+            panic!("the operating system's random source failed");
+        }
+    }
+    fn try_fill_bytes(
+        &mut self,
+        dest: &mut [u8],
+    ) -> Result<(), p256::elliptic_curve::rand_core::Error> {
+        use p256::elliptic_curve::rand_core::Error;
+        crate::os::random_bytes(dest).map_err(|_| {
+            let code =
+                std::num::NonZeroU32::new(Error::CUSTOM_START).unwrap_or(std::num::NonZeroU32::MIN);
+            Error::from(code)
+        })
+    }
+}
+
+impl p256::elliptic_curve::rand_core::CryptoRng for OsRandom {}
+
+/// The size in bytes of a field element (and of the scalar, and of r and s) of `curve`.
+fn curve_size(curve: &str) -> Option<usize> {
+    match curve {
+        "P-256" => Some(32),
+        "P-384" => Some(48),
+        "P-521" => Some(66),
+        _ => None,
+    }
+}
+
+/// ECDSA's message representative: the hash of `data` with `hash`, as `size` bytes: its leftmost
+/// bytes when longer (bits2int for the byte-sized curves P-256 and P-384), left-padded with zeros
+/// when shorter (the same integer; RustCrypto refuses a digest under half the field's size, which
+/// Web Crypto allows, SHA-1 on P-384, say).
+fn ecdsa_prehash(hash: &str, data: &[u8], size: usize) -> Option<Vec<u8>> {
+    let digest = digest_bytes(hash, data)?;
+    let mut out = vec![0u8; size];
+    if digest.len() >= size {
+        out.copy_from_slice(&digest[..size]);
+    } else {
+        out[size - digest.len()..].copy_from_slice(&digest);
+    }
+    Some(out)
+}
+
+/// An ECDSA signature (fixed-size r ‖ s, as Web Crypto gives it) of `data` hashed with `hash`
+/// (`SHA-1`…`SHA-512`, any with any curve, as Web Crypto allows), by the private scalar `scalar`
+/// of `curve` (`P-256`, `P-384`, `P-521`), through RustCrypto's curves. The nonce is RFC 6979's
+/// with fresh randomness mixed in (P-256, P-384) or random (P-521), so signatures differ from
+/// call to call. None for a scalar that is not a valid key, or if the random source fails.
+fn ecdsa_sign(curve: &str, hash: &str, scalar: &[u8], data: &[u8]) -> Option<Vec<u8>> {
+    use p256::ecdsa::signature::hazmat::RandomizedPrehashSigner;
+    let size = curve_size(curve)?;
+    if scalar.len() != size {
+        return None;
+    }
+    let z = ecdsa_prehash(hash, data, size)?;
+    let signed = std::panic::catch_unwind(|| -> Option<Vec<u8>> {
+        let mut rng = OsRandom;
+        Some(match curve {
+            "P-256" => {
+                let key = p256::ecdsa::SigningKey::from_slice(scalar).ok()?;
+                let signature: p256::ecdsa::Signature =
+                    key.sign_prehash_with_rng(&mut rng, &z).ok()?;
+                signature.to_bytes().to_vec()
+            }
+            "P-384" => {
+                let key = p384::ecdsa::SigningKey::from_slice(scalar).ok()?;
+                let signature: p384::ecdsa::Signature =
+                    key.sign_prehash_with_rng(&mut rng, &z).ok()?;
+                signature.to_bytes().to_vec()
+            }
+            "P-521" => {
+                let key = p521::ecdsa::SigningKey::from_slice(scalar).ok()?;
+                let signature: p521::ecdsa::Signature =
+                    key.sign_prehash_with_rng(&mut rng, &z).ok()?;
+                signature.to_bytes().to_vec()
+            }
+            _ => return None,
+        })
+    });
+    signed.ok().flatten()
+}
+
+/// Whether `signature` (fixed-size r ‖ s) is `curve`'s ECDSA signature of `data` hashed with
+/// `hash` by the SEC1 public point `point` (see [`ecdsa_sign`]). False for a point off the curve
+/// or a signature of the wrong size or with r or s out of range.
+fn ecdsa_verify(curve: &str, hash: &str, point: &[u8], data: &[u8], signature: &[u8]) -> bool {
+    use p256::ecdsa::signature::hazmat::PrehashVerifier;
+    let Some(size) = curve_size(curve) else {
+        return false;
+    };
+    let Some(z) = ecdsa_prehash(hash, data, size) else {
+        return false;
+    };
+    match curve {
+        "P-256" => match (
+            p256::ecdsa::VerifyingKey::from_sec1_bytes(point),
+            p256::ecdsa::Signature::from_slice(signature),
+        ) {
+            (Ok(key), Ok(signature)) => key.verify_prehash(&z, &signature).is_ok(),
+            _ => false,
+        },
+        "P-384" => match (
+            p384::ecdsa::VerifyingKey::from_sec1_bytes(point),
+            p384::ecdsa::Signature::from_slice(signature),
+        ) {
+            (Ok(key), Ok(signature)) => key.verify_prehash(&z, &signature).is_ok(),
+            _ => false,
+        },
+        "P-521" => match (
+            p521::ecdsa::VerifyingKey::from_sec1_bytes(point),
+            p521::ecdsa::Signature::from_slice(signature),
+        ) {
+            (Ok(key), Ok(signature)) => key.verify_prehash(&z, &signature).is_ok(),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// The public key of an agreement private key of `kind`: `P-256`, `P-384` and `P-521` take the
+/// scalar (32, 48 or 66 bytes, big-endian) and give an uncompressed point, `X25519` takes 32 bytes and gives
 /// 32. None for a scalar that is not a valid private key (zero, or not below the curve's order).
 fn agreement_public(kind: &str, private_key: &[u8]) -> Option<Vec<u8>> {
     use p256::elliptic_curve::sec1::ToEncodedPoint;
@@ -620,6 +723,16 @@ fn agreement_public(kind: &str, private_key: &[u8]) -> Option<Vec<u8>> {
         }
         "P-384" if private_key.len() == 48 => {
             let secret = p384::SecretKey::from_slice(private_key).ok()?;
+            Some(
+                secret
+                    .public_key()
+                    .to_encoded_point(false)
+                    .as_bytes()
+                    .to_vec(),
+            )
+        }
+        "P-521" if private_key.len() == 66 => {
+            let secret = p521::SecretKey::from_slice(private_key).ok()?;
             Some(
                 secret
                     .public_key()
@@ -655,6 +768,12 @@ fn agreement_secret(kind: &str, private_key: &[u8], public_key: &[u8]) -> Option
             let shared = p384::ecdh::diffie_hellman(secret.to_nonzero_scalar(), public.as_affine());
             Some(shared.raw_secret_bytes().to_vec())
         }
+        "P-521" if private_key.len() == 66 => {
+            let secret = p521::SecretKey::from_slice(private_key).ok()?;
+            let public = p521::PublicKey::from_sec1_bytes(public_key).ok()?;
+            let shared = p521::ecdh::diffie_hellman(secret.to_nonzero_scalar(), public.as_affine());
+            Some(shared.raw_secret_bytes().to_vec())
+        }
         "X25519" => {
             let private: [u8; 32] = private_key.try_into().ok()?;
             let public: [u8; 32] = public_key.try_into().ok()?;
@@ -668,7 +787,7 @@ fn agreement_secret(kind: &str, private_key: &[u8], public_key: &[u8]) -> Option
     }
 }
 
-/// An EC public point of `curve` (`P-256`, `P-384`) in SEC1 form, compressed or not, checked to
+/// An EC public point of `curve` (`P-256`, `P-384`, `P-521`) in SEC1 form, compressed or not, checked to
 /// be a point of the curve other than the identity, given back uncompressed; None otherwise.
 pub(crate) fn ec_public_point(curve: &str, point: &[u8]) -> Option<Vec<u8>> {
     use p256::elliptic_curve::sec1::ToEncodedPoint;
@@ -682,6 +801,13 @@ pub(crate) fn ec_public_point(curve: &str, point: &[u8]) -> Option<Vec<u8>> {
         ),
         "P-384" => Some(
             p384::PublicKey::from_sec1_bytes(point)
+                .ok()?
+                .to_encoded_point(false)
+                .as_bytes()
+                .to_vec(),
+        ),
+        "P-521" => Some(
+            p521::PublicKey::from_sec1_bytes(point)
                 .ok()?
                 .to_encoded_point(false)
                 .as_bytes()
@@ -706,7 +832,8 @@ pub(crate) fn crypto_ec_point(
 
 /// `cryptoAgree(kind, privateKey)` → the key's public half, or null when it is not a valid
 /// private key; `cryptoAgree(kind, privateKey, publicKey)` → the shared secret, or null (see
-/// [`agreement_secret`]). `kind` is `P-256`, `P-384` or `X25519`; keys are a few dozen bytes.
+/// [`agreement_secret`]). `kind` is `P-256`, `P-384`, `P-521` or `X25519`; keys are a few dozen
+/// bytes.
 pub(crate) fn crypto_agree(
     scope: &mut v8::PinScope,
     args: v8::FunctionCallbackArguments,
@@ -1359,6 +1486,77 @@ mod tests {
         assert_eq!(aes_ctr(&key, &counter, 1, &[0; 33]), None);
         assert_eq!(aes_ctr(&key, &counter, 0, &plain), None);
         assert_eq!(aes_ctr(&key, &counter, 129, &plain), None);
+    }
+
+    #[test]
+    fn ecdsa_verifies_node_signatures_with_any_hash_and_round_trips() {
+        // (curve, hash, private scalar, public point, a signature of "sample" that Node 20
+        // (OpenSSL) made): a hash longer than the order (P-256 with SHA-512, truncated) and
+        // shorter than half the field (SHA-1 on P-384 and P-521, which RustCrypto alone refuses).
+        let vectors = [
+            (
+                "P-256",
+                "SHA-512",
+                "94e0be0508ecfa2d747ec58534ba35c2b2b731bc02022d11be993c3a674b2df5",
+                "042ea11ad5b208d1fb591529f2b30de51068a3609072beb9eb1b3ba3cfb745a2a65fda399a91c1f0d609923af4b16ef63787d181025986f4b3c2082cef46940619",
+                "9863f0a0052239160c4ab6b77bb8fda8f28fdfb80da68be59d583e88396a913c75e8748dd1d910a4beaa939a4767786d508df06a87131289c8eaa37e5f66ce7b",
+            ),
+            (
+                "P-384",
+                "SHA-1",
+                "82aaed81dc24e455ad4d778c984b75b95b96a4b35370dd81a8b592be41bcf5c302d1d10c464acff1405c1258ba7319a5",
+                "043c04477e089f61d07971ad1cd3c315f2fcaaf37d223810fed775f4dec6db79e9201c5f304f9858dfa743d95a7e9ae183f089a4ffbe1fac7af6b04d7bf06ed1e6263b54b40e5f57076df96e1c4853b048ddd76768aeeacf2e5f5556148cfc12a9",
+                "bff284d874e18b75afa9cc8f6b7a4f26fad3515745076a6c67d5a1e9b7e95d8a22761469876c881d6ad6a592f3c63e978efbb6203e4ea8be7966fbbd10614a55b8e97b89fdf2fe8785f4cf42a50c5f573893d6ab262d1187d7bf3fe6d538ebfe",
+            ),
+            (
+                "P-521",
+                "SHA-1",
+                "0018d37616d2e33c095da536f4bfe68082c75a6427d490ae73be04bf628b1ebe60cefd55788ec477fdcd2bf0ee9f37b6289ac6bd790ca3b0598b1701718f818dabff",
+                "0400c3ae5e0b96cb9db16d7b0e5f7cbecd05b7a6f81d99aaf074c7e26852e4341b8237e59843bdc48cea168c81587412f2f2ff6a49220075756f39716e6400a62f1ac50037e3bba8b39a251f9d5fb63f6d3df3b09bb6c3048432c16e55feb8843aa3c1c4c950dfa05b91729dfed51ab3ed987b36aba444d17e092b09969da4823c83f321ec",
+                "00896d17535fc4542e939adb8d582b992112ba53c07538e92ed11206d0996295577551ec49f1136e272aefacb00a4aaeebd1d5e1c3934a79699a0df9a8709138e0e400391f68964401a1aa0b00b70adfb1259f77b92a5aa10e176ab544488eda8dd80a6bcb9464e87966031a5f8d21d4ece4f59c024c173af2cba18cf190515d24202426",
+            ),
+            (
+                "P-521",
+                "SHA-512",
+                "0019c920b48f52c86fd97982dc48a8677bd14071668c719a41f4b38d047b15e102020197ca85fa4192db4710717209ec64925ee8be6a45ce75d2ac9382db6bd6cb3a",
+                "0400427bf7e6d962978ab4c57df968ba56e5f6735d8045107cfe9c84dc3a78030157504290d1f78432275e199bca686184d612d6be7b7ca23805e526bb4edab9e18e24002001bcdaae5a14dd92e3839004e2aa77b6fca8ddc18cbca9fa2d9e14de712aea2a6615992129f620912f737dbd4e6008576d4cca0f634b4229a2e61e308a9a6018",
+                "0010d8e785afc987a3c64ff21143e5502b11b3edf8810b7be92a8743d33803afd1510456948ab847e7dd5f38bc70e2c872676e2f61a3d257dec70058fc80875c0c5101fa1d4cc97a59c70309f09df6d0d7e57ed81215fe3364cc75db7d2e7829e0b1dfd1e98d51c1e9eef397f11b8d6dd088631721ff0aec055170419368294b2e845e82",
+            ),
+        ];
+        for (curve, hash, scalar, point, signature) in vectors {
+            let (scalar, point, signature) = (unhex(scalar), unhex(point), unhex(signature));
+            assert!(
+                ecdsa_verify(curve, hash, &point, b"sample", &signature),
+                "{curve} {hash}"
+            );
+            assert!(!ecdsa_verify(curve, hash, &point, b"samplf", &signature));
+            assert!(
+                !ecdsa_verify(curve, "SHA-256", &point, b"sample", &signature) || hash == "SHA-256"
+            );
+            let mut flipped = signature.clone();
+            flipped[3] ^= 1;
+            assert!(!ecdsa_verify(curve, hash, &point, b"sample", &flipped));
+            assert!(!ecdsa_verify(
+                curve,
+                hash,
+                &point,
+                b"sample",
+                &signature[1..]
+            ));
+            // The point the agreement derives from the scalar is the key's; the sandbox's own
+            // signature verifies, and differs from call to call (fresh randomness in the nonce).
+            assert_eq!(agreement_public(curve, &scalar), Some(point.clone()));
+            let mine = ecdsa_sign(curve, hash, &scalar, b"sample").expect("signs");
+            assert_eq!(mine.len(), signature.len());
+            assert!(ecdsa_verify(curve, hash, &point, b"sample", &mine));
+            assert_ne!(ecdsa_sign(curve, hash, &scalar, b"sample"), Some(mine));
+        }
+        // A scalar of the wrong size, zero, or not below the order signs nothing.
+        assert_eq!(ecdsa_sign("P-521", "SHA-512", &[1u8; 65], b"x"), None);
+        assert_eq!(ecdsa_sign("P-256", "SHA-256", &[0u8; 32], b"x"), None);
+        assert_eq!(ecdsa_sign("P-256", "SHA-256", &[0xffu8; 32], b"x"), None);
+        assert_eq!(ecdsa_sign("P-224", "SHA-256", &[1u8; 28], b"x"), None);
+        assert_eq!(agreement_public("P-521", &[0xffu8; 66]), None);
     }
 
     #[test]
