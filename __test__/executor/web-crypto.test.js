@@ -225,9 +225,10 @@ test('RSASSA-PKCS1-v1_5 and RSA-PSS verify what Node signs, from SPKI and JWK; k
   // A PSS salt other than the hash's length, a 1024-bit and a 16 384-bit key: NotSupportedError
   // (Node verifies and imports them; the sandbox's verifier takes 2048 to 8192 bits). A private
   // JWK imports for signing; signing with a verify-only key of another algorithm is
-  // InvalidAccessError, as in Node. The rest as the standard orders them.
+  // InvalidAccessError, as in Node; generating a pair whose private key gets no usage is a
+  // SyntaxError, as in Node. The rest as the standard orders them.
   assert.deepEqual(out.result.slice(10), ['NotSupportedError', 'TypeError', 'InvalidAccessError', 'NotSupportedError', 'NotSupportedError', 'ok',
-    'SyntaxError', 'DataError', 'TypeError', 'DataError', 'InvalidAccessError', 'NotSupportedError']);
+    'SyntaxError', 'DataError', 'TypeError', 'DataError', 'InvalidAccessError', 'SyntaxError']);
 });
 
 test('ECDSA, Ed25519 and RSA private keys: PKCS #8 and JWK from Node sign what Node verifies, generated pairs export what Node imports', async () => {
@@ -764,4 +765,111 @@ test('ECDSA and ECDH public keys: compressed points in raw and SPKI form, points
     assert.equal(Buffer.from(await subtle.exportKey('raw', key)).toString('base64'), c.raw);
     await assert.rejects(subtle.importKey('raw', Buffer.from(c.offCurve, 'base64'), { name: 'ECDSA', namedCurve: c.namedCurve }, true, ['verify']), { name: 'DataError' });
   }
+});
+
+test('RSA-OAEP and RSA key generation: what Node encrypts decrypts, what the sandbox encrypts and generates Node reads; wrapKey with RSA-OAEP', async () => {
+  const label = Buffer.from('context');
+  const cases = [];
+  for (const hash of ['SHA-1', 'SHA-256', 'SHA-512']) {
+    const params = { name: 'RSA-OAEP', hash };
+    const pair = await subtle.generateKey({ ...params, modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) }, true, ['encrypt', 'decrypt']);
+    cases.push({
+      params,
+      pkcs8: Buffer.from(await subtle.exportKey('pkcs8', pair.privateKey)).toString('base64'),
+      jwk: await subtle.exportKey('jwk', pair.privateKey),
+      spki: Buffer.from(await subtle.exportKey('spki', pair.publicKey)).toString('base64'),
+      publicJwk: await subtle.exportKey('jwk', pair.publicKey),
+      withLabel: Buffer.from(await subtle.encrypt({ name: 'RSA-OAEP', label }, pair.publicKey, Buffer.from('secret one'))).toString('base64'),
+      withoutLabel: Buffer.from(await subtle.encrypt({ name: 'RSA-OAEP' }, pair.publicKey, Buffer.from('secret two'))).toString('base64'),
+    });
+  }
+  const out = await ex.execute({ code: `async () => {
+    const b64 = (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+    const toB64 = (b) => btoa(String.fromCharCode(...new Uint8Array(b)));
+    const text = (b) => new TextDecoder().decode(b);
+    const label = new TextEncoder().encode('context');
+    const settle = (p) => p.then(() => 'ok', (e) => e.name);
+    const rows = [];
+    for (const c of ${JSON.stringify(cases)}) {
+      const fromPkcs8 = await crypto.subtle.importKey('pkcs8', b64(c.pkcs8), c.params, true, ['decrypt', 'unwrapKey']);
+      const fromJwk = await crypto.subtle.importKey('jwk', c.jwk, c.params, true, ['decrypt']);
+      const publicKey = await crypto.subtle.importKey('spki', b64(c.spki), c.params, true, ['encrypt', 'wrapKey']);
+      const publicJwk = await crypto.subtle.importKey('jwk', c.publicJwk, c.params, true, ['encrypt']);
+      rows.push({
+        decrypted: [text(await crypto.subtle.decrypt({ name: 'RSA-OAEP', label }, fromPkcs8, b64(c.withLabel))),
+          text(await crypto.subtle.decrypt('RSA-OAEP', fromJwk, b64(c.withoutLabel)))],
+        wrongLabel: await settle(crypto.subtle.decrypt({ name: 'RSA-OAEP', label: new Uint8Array(1) }, fromPkcs8, b64(c.withLabel))),
+        encrypted: toB64(await crypto.subtle.encrypt({ name: 'RSA-OAEP', label }, publicJwk, new TextEncoder().encode('from the sandbox'))),
+        jwk: await crypto.subtle.exportKey('jwk', publicKey),
+        pkcs8: toB64(await crypto.subtle.exportKey('pkcs8', fromJwk)),
+        algorithm: [fromPkcs8.algorithm.name, fromPkcs8.algorithm.hash.name, fromPkcs8.algorithm.modulusLength, Array.from(fromPkcs8.algorithm.publicExponent)],
+      });
+    }
+    // wrapKey/unwrapKey of an AES key with RSA-OAEP, both ways inside the sandbox.
+    const c = ${JSON.stringify(cases[1])};
+    const wrapper = await crypto.subtle.importKey('spki', b64(c.spki), c.params, false, ['wrapKey']);
+    const unwrapper = await crypto.subtle.importKey('pkcs8', b64(c.pkcs8), c.params, false, ['unwrapKey']);
+    const aes = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, true, ['encrypt']);
+    const wrapped = await crypto.subtle.wrapKey('raw', aes, wrapper, { name: 'RSA-OAEP' });
+    const unwrapped = await crypto.subtle.unwrapKey('raw', wrapped, unwrapper, 'RSA-OAEP', 'AES-GCM', true, ['encrypt']);
+    const sameKey = toB64(await crypto.subtle.exportKey('raw', unwrapped)) === toB64(await crypto.subtle.exportKey('raw', aes));
+    // Generated pairs of each RSA algorithm, for Node to use.
+    const generated = [];
+    for (const [params, usages] of [[{ name: 'RSA-OAEP', hash: 'SHA-256' }, ['encrypt', 'decrypt']], [{ name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-384' }, ['sign', 'verify']],
+      [{ name: 'RSA-PSS', hash: 'SHA-256' }, ['sign', 'verify']]]) {
+      const pair = await crypto.subtle.generateKey({ ...params, modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) }, true, usages);
+      const message = new TextEncoder().encode('made in the sandbox');
+      generated.push({ params, usages: [pair.publicKey.usages, pair.privateKey.usages], modulusLength: pair.privateKey.algorithm.modulusLength,
+        pkcs8: toB64(await crypto.subtle.exportKey('pkcs8', pair.privateKey)), spki: toB64(await crypto.subtle.exportKey('spki', pair.publicKey)),
+        output: toB64(params.name === 'RSA-OAEP' ? await crypto.subtle.encrypt('RSA-OAEP', pair.publicKey, message)
+          : await crypto.subtle.sign({ name: params.name, saltLength: 32 }, pair.privateKey, message)) });
+    }
+    const key = await crypto.subtle.importKey('pkcs8', b64(c.pkcs8), c.params, false, ['decrypt']);
+    const pub = await crypto.subtle.importKey('spki', b64(c.spki), c.params, false, ['encrypt']);
+    const errors = [
+      await settle(crypto.subtle.decrypt('RSA-OAEP', key, new Uint8Array(256))),
+      await settle(crypto.subtle.encrypt('RSA-OAEP', pub, new Uint8Array(200))),
+      await settle(crypto.subtle.encrypt('RSA-OAEP', key, new Uint8Array(1))),
+      await settle(crypto.subtle.importKey('spki', b64(c.spki), c.params, false, ['decrypt'])),
+      await settle(crypto.subtle.importKey('pkcs8', b64(c.pkcs8), c.params, false, ['encrypt'])),
+      await settle(crypto.subtle.importKey('jwk', c.publicJwk, { name: 'RSA-OAEP', hash: 'SHA-384' }, false, ['encrypt'])),
+      await settle(crypto.subtle.generateKey({ name: 'RSA-OAEP', hash: 'SHA-256', modulusLength: 2048, publicExponent: new Uint8Array([3]) }, false, ['decrypt'])),
+      await settle(crypto.subtle.generateKey({ name: 'RSA-OAEP', hash: 'SHA-256', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) }, false, ['encrypt'])),
+    ];
+    return { rows, sameKey, generated, errors };
+  }` });
+  assert.equal(out.error, undefined, out.error);
+  const { rows, sameKey, generated, errors } = out.result;
+  for (const [i, c] of cases.entries()) {
+    const row = rows[i];
+    assert.deepEqual(row.decrypted, ['secret one', 'secret two'], c.params.hash);
+    assert.equal(row.wrongLabel, 'OperationError');
+    assert.deepEqual(row.algorithm, ['RSA-OAEP', c.params.hash, 2048, [1, 0, 1]]);
+    assert.equal(row.pkcs8, c.pkcs8);
+    const sorted = (o) => JSON.stringify(Object.keys(o).sort().map((k) => [k, o[k]]));
+    assert.equal(sorted(row.jwk), sorted({ ...c.publicJwk, key_ops: ['encrypt', 'wrapKey'] }));
+    const nodeKey = await subtle.importKey('pkcs8', Buffer.from(c.pkcs8, 'base64'), c.params, false, ['decrypt']);
+    const plain = await subtle.decrypt({ name: 'RSA-OAEP', label }, nodeKey, Buffer.from(row.encrypted, 'base64'));
+    assert.equal(Buffer.from(plain).toString(), 'from the sandbox');
+  }
+  assert.equal(sameKey, true);
+  const message = Buffer.from('made in the sandbox');
+  for (const g of generated) {
+    assert.equal(g.modulusLength, 2048);
+    const privateKey = await subtle.importKey('pkcs8', Buffer.from(g.pkcs8, 'base64'), g.params, false, [g.params.name === 'RSA-OAEP' ? 'decrypt' : 'sign']);
+    const publicKey = await subtle.importKey('spki', Buffer.from(g.spki, 'base64'), g.params, false, [g.params.name === 'RSA-OAEP' ? 'encrypt' : 'verify']);
+    assert.equal(privateKey.algorithm.modulusLength, 2048);
+    if (g.params.name === 'RSA-OAEP') {
+      assert.deepEqual(g.usages, [['encrypt'], ['decrypt']]);
+      assert.equal(Buffer.from(await subtle.decrypt('RSA-OAEP', privateKey, Buffer.from(g.output, 'base64'))).toString(), 'made in the sandbox');
+    } else {
+      assert.deepEqual(g.usages, [['verify'], ['sign']]);
+      assert.ok(await subtle.verify({ name: g.params.name, saltLength: 32 }, publicKey, Buffer.from(g.output, 'base64'), message), g.params.name);
+    }
+  }
+  // Undecryptable data and a plaintext too long for the key: OperationError (as in Node);
+  // encrypting with a private key and usages the key type cannot have: InvalidAccessError and
+  // SyntaxError; a JWK whose alg names another hash: DataError; exponent 3, which the generator
+  // does not make: OperationError; a pair whose private key gets no usage: SyntaxError.
+  assert.deepEqual(errors, ['OperationError', 'OperationError', 'InvalidAccessError', 'SyntaxError', 'SyntaxError', 'DataError', 'OperationError', 'SyntaxError']);
 });

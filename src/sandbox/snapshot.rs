@@ -19,7 +19,7 @@ const CODEC: &str = include_str!("../../lib/cloudflare/codec.js");
 type BootScope<'a, 'b, 'c, 'd> = v8::PinnedRef<'a, v8::TryCatch<'b, 'c, v8::HandleScope<'d>>>;
 
 /// The natives handed to the bootstrap scripts, by the name they read them under.
-fn native_functions() -> [(&'static str, v8::FunctionCallback); 29] {
+fn native_functions() -> [(&'static str, v8::FunctionCallback); 30] {
     [
         ("loadModule", modules::load_module.map_fn_to()),
         ("registerModules", modules::register_modules.map_fn_to()),
@@ -44,6 +44,7 @@ fn native_functions() -> [(&'static str, v8::FunctionCallback); 29] {
         ("cryptoSign", web_natives::crypto_sign.map_fn_to()),
         ("cryptoAgree", web_natives::crypto_agree.map_fn_to()),
         ("cryptoEcPoint", web_natives::crypto_ec_point.map_fn_to()),
+        ("cryptoRsa", web_natives::crypto_rsa.map_fn_to()),
         (
             "cryptoPrivateKey",
             web_natives::crypto_private_key.map_fn_to(),

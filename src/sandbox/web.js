@@ -601,7 +601,7 @@
           return buffer.slice(0, utf8Encode(text, buffer).written);
         },
         utf8Decode: (bytes) => natives.encodingDecode('UTF-8', bytes, true, true),
-        hmac: natives.cryptoHmac, aesGcm: natives.cryptoAesGcm, verify: natives.cryptoVerify, sign: natives.cryptoSign, privateKey: natives.cryptoPrivateKey, agree: natives.cryptoAgree, ecPoint: natives.cryptoEcPoint, derive: natives.cryptoDerive, aesBlock: natives.cryptoAesBlock, digest: natives.digest,
+        hmac: natives.cryptoHmac, aesGcm: natives.cryptoAesGcm, verify: natives.cryptoVerify, sign: natives.cryptoSign, privateKey: natives.cryptoPrivateKey, agree: natives.cryptoAgree, ecPoint: natives.cryptoEcPoint, rsa: natives.cryptoRsa, derive: natives.cryptoDerive, aesBlock: natives.cryptoAesBlock, digest: natives.digest,
       });
     }
     return webCrypto;

@@ -1,12 +1,13 @@
 // Web Crypto beyond digest and random values: CryptoKey and crypto.subtle's importKey, exportKey,
 // generateKey, sign, verify, encrypt and decrypt for HMAC (SHA-1/256/384/512), AES-GCM (every tag
 // length; IVs of 64 to 512 bits), AES-CBC, AES-CTR and AES-KW (128-, 192- and 256-bit keys),
-// wrapKey and unwrapKey, ECDSA (P-256, P-384 and P-521, with any of the four hashes), Ed25519 and
-// RSA (RSASSA-PKCS1-v1_5, RSA-PSS) signing and verification (private keys as PKCS #8 or JWK, RSA
-// ones of 2048 to 4096 bits; public RSA keys of 2048 to 8192 bits), ECDSA and Ed25519 key pairs;
-// ECDH (P-256, P-384, P-521) and X25519 agreement with their key pairs (deriveBits, deriveKey);
-// deriveBits and deriveKey with PBKDF2 (bounded: see MAX_PBKDF2_WORK in src/limits.rs) and HKDF.
-// The cryptography is native (ring; RustCrypto's p256, p384, p521 for ECDSA and ECDH, and
+// RSA-OAEP, wrapKey and unwrapKey, ECDSA (P-256, P-384 and P-521, with any of the four hashes),
+// Ed25519 and RSA (RSASSA-PKCS1-v1_5, RSA-PSS) signing and verification (private keys as PKCS #8
+// or JWK, RSA ones of 2048 to 4096 bits; public RSA keys of 2048 to 8192 bits), key pairs of each
+// (RSA of 2048, 3072 or 4096 bits); ECDH (P-256, P-384, P-521) and X25519 agreement with their key
+// pairs (deriveBits, deriveKey); deriveBits and deriveKey with PBKDF2 (bounded: see
+// MAX_PBKDF2_WORK in src/limits.rs) and HKDF. The cryptography is native (ring; AWS-LC for
+// RSA-OAEP and RSA key generation; RustCrypto's p256, p384, p521 for ECDSA and ECDH, and
 // x25519-dalek; web_natives.rs); this file normalizes algorithms, checks usages and formats keys,
 // with the Web Crypto standard's errors.
 // Not in the snapshot: web.js has natives.loadScript compile it on first use and calls the
@@ -15,7 +16,7 @@
   'use strict';
   const {
     DOMException, TypeError: TypeErrorCtor, String: StringCtor, Number: NumberCtor, Uint8Array: Uint8ArrayCtor,
-    freeze, isArray, bytesOf, codec, randomBytes, hmac, aesGcm, aesBlock, verify, sign, privateKey, agree, ecPoint, derive, Symbol: SymbolCtor, SymbolIterator,
+    freeze, isArray, bytesOf, codec, randomBytes, hmac, aesGcm, aesBlock, verify, sign, privateKey, agree, ecPoint, rsa, derive, Symbol: SymbolCtor, SymbolIterator,
     SymbolToStringTag, MathCeil, Set: SetCtor, JSONStringify, JSONParse, utf8Encode, utf8Decode,
   } = intrinsics;
 
@@ -52,7 +53,7 @@
   const AES = ['AES-GCM', 'AES-CBC', 'AES-CTR'];
   const RSA = ['RSASSA-PKCS1-v1_5', 'RSA-PSS'];
   const AGREEMENTS = ['ECDH', 'X25519'];
-  const NAMES = ['HMAC', ...AES, 'AES-KW', 'ECDSA', 'Ed25519', ...RSA, 'PBKDF2', 'HKDF', ...AGREEMENTS];
+  const NAMES = ['HMAC', ...AES, 'AES-KW', 'ECDSA', 'Ed25519', ...RSA, 'RSA-OAEP', 'PBKDF2', 'HKDF', ...AGREEMENTS];
   const HASHES = ['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512'];
   const KNOWN = ['RSASSA-PKCS1-v1_5', 'RSA-PSS', 'RSA-OAEP', 'ECDH', 'X25519', 'AES-CTR', 'AES-CBC', 'AES-KW',
     'HKDF', 'PBKDF2', 'SHA-1', 'SHA-256', 'SHA-384', 'SHA-512', ...NAMES];
@@ -60,7 +61,8 @@
   // other name is a NotSupportedError for that operation.
   const OPERATIONS = {
     sign: ['HMAC', 'ECDSA', 'Ed25519', ...RSA], verify: ['HMAC', 'ECDSA', 'Ed25519', ...RSA], importKey: NAMES,
-    generateKey: ['HMAC', ...AES, 'AES-KW', 'ECDSA', 'Ed25519', ...AGREEMENTS], encrypt: AES, decrypt: AES,
+    generateKey: ['HMAC', ...AES, 'AES-KW', 'ECDSA', 'Ed25519', ...RSA, 'RSA-OAEP', ...AGREEMENTS],
+    encrypt: [...AES, 'RSA-OAEP'], decrypt: [...AES, 'RSA-OAEP'],
     wrapKey: ['AES-KW'], unwrapKey: ['AES-KW'],
     deriveBits: ['PBKDF2', 'HKDF', ...AGREEMENTS], deriveKey: ['PBKDF2', 'HKDF', ...AGREEMENTS],
     // What deriveKey may make, and the length it derives for each (get key length).
@@ -175,7 +177,7 @@
       if (!isArray(jwk.key_ops)) throw dataError('The JWK key_ops is not an array');
       for (const usage of usages) if (!jwk.key_ops.includes(usage)) throw dataError(`The JWK key_ops lacks '${usage}'`);
     }
-    if (jwk.use !== undefined && usages.length > 0 && jwk.use !== (kty === 'oct' && usages.some((u) => u === 'encrypt' || u === 'decrypt' || u === 'wrapKey' || u === 'unwrapKey') ? 'enc' : 'sig')) {
+    if (jwk.use !== undefined && usages.length > 0 && jwk.use !== (usages.some((u) => u === 'encrypt' || u === 'decrypt' || u === 'wrapKey' || u === 'unwrapKey') ? 'enc' : 'sig')) {
       throw dataError(`The JWK use '${jwk.use}' does not fit the usages`);
     }
   }
@@ -340,8 +342,14 @@
     while (top > 0) { bits++; top >>= 1; }
     return (bytes.length - 1) * 8 + bits;
   }
-  // The JWK `alg` of an RSA key: RS256, PS384, ...
-  const rsaAlg = (name, hash) => (name === 'RSA-PSS' ? 'PS' : 'RS') + (hash === 'SHA-1' ? '1' : hash.slice(4));
+  // The JWK `alg` of an RSA key: RS256, PS384, RSA-OAEP (SHA-1), RSA-OAEP-512, ...
+  function rsaAlg(name, hash) {
+    if (name === 'RSA-OAEP') return hash === 'SHA-1' ? 'RSA-OAEP' : `RSA-OAEP-${hash.slice(4)}`;
+    return (name === 'RSA-PSS' ? 'PS' : 'RS') + (hash === 'SHA-1' ? '1' : hash.slice(4));
+  }
+  // The usages an RSA key of `name` may have, public or private.
+  const rsaUsages = (name, type) => (name === 'RSA-OAEP' ? (type === 'public' ? ['encrypt', 'wrapKey'] : ['decrypt', 'unwrapKey'])
+    : [type === 'public' ? 'verify' : 'sign']);
   function importRsa(name, format, keyData, dict, extractable, usages) {
     const hash = normalizeHash(dict.hash);
     if (format === 'pkcs8') {
@@ -383,7 +391,7 @@
     const modulusLength = bitLength(n);
     // The native verifier's range (and a bound on the CPU one verification takes).
     if (modulusLength < 2048 || modulusLength > 8192) throw notSupported(`An RSA key of ${modulusLength} bits (2048 to 8192 are)`);
-    const allowed = checkUsages(usages, ['verify']);
+    const allowed = checkUsages(usages, rsaUsages(name, 'public'));
     const material = derWrite(0x30, concat(derInteger(n), derInteger(e)));
     return makeKey('public', extractable, { name, modulusLength, publicExponent: e, hash: freeze({ name: hash }) }, allowed, material);
   }
@@ -440,11 +448,12 @@
   function ed25519Pkcs8(seed) {
     return pkcs8Of(hexBytes(ED25519_ALGORITHM), derWrite(0x04, seed));
   }
-  // A private CryptoKey of `kind` (the native signer's: Ed25519, RSA; ECDSA keys are ecPrivateOf's).
-  function privateKeyOf(kind, pkcs8, extractable, algorithm, usages) {
+  // A private CryptoKey of `kind` (the native signer's: Ed25519, RSA; ECDSA keys are ecPrivateOf's)
+  // whose usages may be `possible`.
+  function privateKeyOf(kind, pkcs8, extractable, algorithm, usages, possible = ['sign']) {
     const publicKey = privateKey(kind, pkcs8);
     if (publicKey === null) throw dataError(`The key data is not a valid ${algorithm.name} private key`);
-    const allowed = checkUsages(usages, ['sign']);
+    const allowed = checkUsages(usages, possible);
     if (allowed.length === 0) throw syntaxError('A private key needs a usage');
     return makeKey('private', extractable, algorithm, allowed, { pkcs8, publicKey: new Uint8ArrayCtor(publicKey) });
   }
@@ -462,9 +471,34 @@
   }
   function rsaPrivateKey(name, hash, pkcs8, parts, extractable, usages) {
     const modulusLength = bitLength(parts.n);
-    // ring signs with keys of 2048 to 4096 bits; checked before any native work.
+    // ring signs with keys of 2048 to 4096 bits (and reads the public half of every RSA private
+    // key); checked before any native work.
     if (modulusLength < 2048 || modulusLength > 4096) throw notSupported(`An RSA private key of ${modulusLength} bits (2048 to 4096 are)`);
-    return privateKeyOf('RSA', pkcs8, extractable, { name, modulusLength, publicExponent: parts.e, hash: freeze({ name: hash }) }, usages);
+    return privateKeyOf('RSA', pkcs8, extractable, { name, modulusLength, publicExponent: parts.e, hash: freeze({ name: hash }) }, usages,
+      rsaUsages(name, 'private'));
+  }
+  // generateKey for RSASSA-PKCS1-v1_5, RSA-PSS and RSA-OAEP: a native key of 2048, 3072 or 4096 bits
+  // with the exponent 65537 (what the generator makes).
+  function generateRsa(name, dict, extractable, keyUsages) {
+    const hash = normalizeHash(dict.hash);
+    if (dict.modulusLength === undefined || dict.publicExponent === undefined) throw new TypeErrorCtor("RSA's modulusLength and publicExponent are required");
+    const modulusLength = NumberCtor(dict.modulusLength);
+    const exponent = unsigned(copyBytes(dict.publicExponent, 'publicExponent'));
+    if (!equalBytes(exponent, hexBytes('010001'))) throw new DOMException('The RSA public exponent must be 65537', 'OperationError');
+    const requested = checkUsages(keyUsages, [...rsaUsages(name, 'public'), ...rsaUsages(name, 'private')]);
+    const privateUsages = requested.filter((u) => rsaUsages(name, 'private').includes(u));
+    if (privateUsages.length === 0) throw syntaxError('A private key needs a usage');
+    if (modulusLength !== 2048 && modulusLength !== 3072 && modulusLength !== 4096) {
+      throw notSupported(`Generating an RSA key of ${modulusLength} bits (2048, 3072 and 4096 are)`);
+    }
+    const pkcs8 = rsa('generate', modulusLength);
+    if (pkcs8 === null) throw new DOMException('The RSA key could not be generated', 'OperationError');
+    const der = new Uint8ArrayCtor(pkcs8);
+    const parts = rsaPrivateParts(pkcs8Key(der, hexBytes(RSA_ALGORITHM), 'an RSA private key'));
+    const privateKey = rsaPrivateKey(name, hash, der, parts, extractable, privateUsages);
+    const publicUsages = requested.filter((u) => rsaUsages(name, 'public').includes(u));
+    const publicKey = makeKey('public', true, keyParts(privateKey).algorithm, publicUsages, keyParts(privateKey).material.publicKey.slice());
+    return { publicKey, privateKey };
   }
   // exportKey of a private key: PKCS #8 as held, or a JWK with the private parts.
   function exportPrivate(format, algorithm, material, jwkBase) {
@@ -748,7 +782,8 @@
         if (format === 'jwk') return jwkBase({ kty: 'OKP', crv: 'Ed25519', x: base64url(material), alg: 'Ed25519' });
         break;
       case 'RSASSA-PKCS1-v1_5':
-      case 'RSA-PSS': {
+      case 'RSA-PSS':
+      case 'RSA-OAEP': {
         const exported = exportRsa(format, algorithm, material, jwkBase);
         if (exported !== undefined) return exported;
         break;
@@ -779,7 +814,8 @@
         case 'AES-KW': return importAes(name, fmt, keyData, Boolean(extractable), keyUsages);
         case 'ECDSA': return importEcdsa(fmt, keyData, dict, Boolean(extractable), keyUsages);
         case 'RSASSA-PKCS1-v1_5':
-        case 'RSA-PSS': return importRsa(name, fmt, keyData, dict, Boolean(extractable), keyUsages);
+        case 'RSA-PSS':
+        case 'RSA-OAEP': return importRsa(name, fmt, keyData, dict, Boolean(extractable), keyUsages);
         case 'PBKDF2':
         case 'HKDF': return importKdf(name, fmt, keyData, Boolean(extractable), keyUsages);
         case 'ECDH': return importEcdh(fmt, keyData, dict, Boolean(extractable), keyUsages);
@@ -811,6 +847,7 @@
         return makeKey('secret', extractable, { name, length }, allowed, randomBytes(length / 8));
       }
       if (AGREEMENTS.includes(name)) return generateAgreement(name, dict, Boolean(extractable), keyUsages);
+      if (RSA.includes(name) || name === 'RSA-OAEP') return generateRsa(name, dict, Boolean(extractable), keyUsages);
       if (name === 'ECDSA' || name === 'Ed25519') {
         const curveName = name === 'ECDSA' ? StringCtor(dict.namedCurve) : undefined;
         if (name === 'ECDSA' && CURVES[curveName] === undefined) throw notSupported(`Curve ${curveName}`);
@@ -904,7 +941,7 @@
         bytes = new Uint8ArrayCtor(exported);
       }
       if (name === 'AES-KW') return kw(true, parts, bytes);
-      return name === 'AES-GCM' ? aesGcmWith(true, dict, parts, bytes) : aesBlockWith(true, name, dict, parts, bytes);
+      return cipherWith(true, name, dict, parts, bytes);
     },
     async unwrapKey(keyFormat, wrappedKey, unwrappingKey, unwrapAlgorithm, unwrappedKeyAlgorithm, extractable, keyUsages) {
       if (arguments.length < 7) throw new TypeErrorCtor("Failed to execute 'unwrapKey' on 'SubtleCrypto': 7 arguments required");
@@ -915,7 +952,7 @@
       checkAesParams(name, dict);
       let bytes;
       if (name === 'AES-KW') bytes = kw(false, parts, wrapped);
-      else bytes = name === 'AES-GCM' ? aesGcmWith(false, dict, parts, wrapped) : aesBlockWith(false, name, dict, parts, wrapped);
+      else bytes = cipherWith(false, name, dict, parts, wrapped);
       let keyData = bytes;
       if (fmt === 'jwk') {
         try {
@@ -927,7 +964,7 @@
       return subtle.importKey(fmt, keyData, unwrappedKeyAlgorithm, extractable, keyUsages);
     },
   };
-  // wrapKey's algorithm (AES-KW), or else encrypt's (the AES modes), as the standard tries them.
+  // wrapKey's algorithm (AES-KW), or else encrypt's (the AES modes, RSA-OAEP), as the standard tries them.
   function wrapping(algorithm, operation) {
     try {
       return normalize(algorithm, operation);
@@ -949,7 +986,21 @@
     checkAesParams(name, dict);
     const bytes = viewOf(data, 'data');
     const parts = keyFor(key, name, operation);
+    return cipherWith(encrypt, name, dict, parts, bytes);
+  }
+  // encrypt or decrypt (also for wrapKey and unwrapKey) with one of the ciphers encrypt knows.
+  function cipherWith(encrypt, name, dict, parts, bytes) {
+    if (name === 'RSA-OAEP') return oaepWith(encrypt, dict, parts, bytes);
     return name === 'AES-GCM' ? aesGcmWith(encrypt, dict, parts, bytes) : aesBlockWith(encrypt, name, dict, parts, bytes);
+  }
+  // RSA-OAEP with the key's hash and the call's optional label: encrypting with the public key
+  // (as an SPKI, what the native side reads), decrypting with the private key's PKCS #8.
+  function oaepWith(encrypt, dict, parts, bytes) {
+    const label = dict.label === undefined ? new Uint8ArrayCtor(0) : copyBytes(dict.label, 'label');
+    const key = encrypt ? new Uint8ArrayCtor(exportRsa('spki', parts.algorithm, parts.material)) : parts.material.pkcs8;
+    const out = rsa(encrypt ? 'encrypt' : 'decrypt', parts.algorithm.hash.name, key, bytes, label);
+    if (out === null) throw new DOMException('The operation failed for an operation-specific reason', 'OperationError');
+    return out;
   }
   // The required members of an AES mode's parameters (a TypeError when one is missing); the
   // callers check them once, before the work (aesGcmWith, aesBlockWith) reads them.

@@ -854,6 +854,99 @@ pub(crate) fn crypto_agree(
     return_bytes_or_null(scope, &mut rv, out);
 }
 
+/// The RSA key sizes `crypto.subtle.generateKey` makes: generating takes seconds of CPU past 4096
+/// bits, in one native call the run's timeout cannot interrupt.
+const RSA_GENERATED_BITS: [(u32, aws_lc_rs::rsa::KeySize); 3] = [
+    (2048, aws_lc_rs::rsa::KeySize::Rsa2048),
+    (3072, aws_lc_rs::rsa::KeySize::Rsa3072),
+    (4096, aws_lc_rs::rsa::KeySize::Rsa4096),
+];
+
+/// A new RSA private key of `bits` (see [`RSA_GENERATED_BITS`]; exponent 65537) as PKCS #8,
+/// from AWS-LC's generator; None for another size.
+pub(crate) fn rsa_generate(bits: u32) -> Option<Vec<u8>> {
+    use aws_lc_rs::encoding::AsDer;
+    let (_, size) = RSA_GENERATED_BITS.iter().find(|(b, _)| *b == bits)?;
+    let key = aws_lc_rs::rsa::PrivateDecryptingKey::generate(*size).ok()?;
+    Some(key.as_der().ok()?.as_ref().to_vec())
+}
+
+fn oaep_algorithm(hash: &str) -> Option<&'static aws_lc_rs::rsa::OaepAlgorithm> {
+    use aws_lc_rs::rsa;
+    Some(match hash {
+        "SHA-1" => &rsa::OAEP_SHA1_MGF1SHA1,
+        "SHA-256" => &rsa::OAEP_SHA256_MGF1SHA256,
+        "SHA-384" => &rsa::OAEP_SHA384_MGF1SHA384,
+        "SHA-512" => &rsa::OAEP_SHA512_MGF1SHA512,
+        _ => return None,
+    })
+}
+
+/// RSA-OAEP with `hash` for the OAEP digest and MGF1 (as Web Crypto uses one hash for both) and
+/// `label`: encrypting with a public key given as an SPKI, or decrypting with a private key given
+/// as PKCS #8, of 2048 to 8192 bits (AWS-LC's range). None when the key is refused, the plaintext
+/// is too long for the key, or the ciphertext does not decrypt (one answer for every decryption
+/// failure, from AWS-LC's constant-time unpadding).
+pub(crate) fn rsa_oaep(
+    encrypt: bool,
+    hash: &str,
+    key: &[u8],
+    data: &[u8],
+    label: &[u8],
+) -> Option<Vec<u8>> {
+    use aws_lc_rs::rsa;
+    let algorithm = oaep_algorithm(hash)?;
+    // AWS-LC takes an empty label as no label, which is what OAEP's empty label means.
+    let label = (!label.is_empty()).then_some(label);
+    if encrypt {
+        let key = rsa::OaepPublicEncryptingKey::new(rsa::PublicEncryptingKey::from_der(key).ok()?)
+            .ok()?;
+        let mut out = vec![0u8; key.ciphertext_size()];
+        let written = key.encrypt(algorithm, data, &mut out, label).ok()?.len();
+        out.truncate(written);
+        Some(out)
+    } else {
+        let key =
+            rsa::OaepPrivateDecryptingKey::new(rsa::PrivateDecryptingKey::from_pkcs8(key).ok()?)
+                .ok()?;
+        let mut out = vec![0u8; key.min_output_size()];
+        let written = key.decrypt(algorithm, data, &mut out, label).ok()?.len();
+        out.truncate(written);
+        Some(out)
+    }
+}
+
+/// `cryptoRsa('generate', bits)` → a new key's PKCS #8, or null for a size it does not make;
+/// `cryptoRsa('encrypt' | 'decrypt', hash, key, data, label)` → RSA-OAEP's output, or null (see
+/// [`rsa_oaep`]). Inputs are bounded by the ArrayBuffer budget; the work is this thread's CPU
+/// time, which the run's CPU budget counts.
+pub(crate) fn crypto_rsa(
+    scope: &mut v8::PinScope,
+    args: v8::FunctionCallbackArguments,
+    mut rv: v8::ReturnValue<v8::Value>,
+) {
+    let operation = string_arg(scope, args.get(0));
+    let out = match operation.as_str() {
+        "generate" => {
+            let bits = args.get(1).uint32_value(scope).unwrap_or(0);
+            rsa_generate(bits)
+        }
+        "encrypt" | "decrypt" => {
+            let hash = string_arg(scope, args.get(1));
+            let (Some(key), Some(data), Some(label)) = (
+                view_bytes(args.get(2)),
+                view_bytes(args.get(3)),
+                view_bytes(args.get(4)),
+            ) else {
+                return throw_type_error(scope, "cryptoRsa expects ArrayBufferViews");
+            };
+            rsa_oaep(operation == "encrypt", &hash, &key, &data, &label)
+        }
+        _ => return throw_type_error(scope, "cryptoRsa: unknown operation"),
+    };
+    return_bytes_or_null(scope, &mut rv, out);
+}
+
 /// `cryptoHmac(hash, key, data)` → the MAC as an ArrayBuffer; `cryptoHmac(hash, key, data, mac)`
 /// → whether `mac` matches. The views are bounded by the ArrayBuffer budget; ring's time is
 /// this thread's CPU time, which the run's CPU budget counts.
@@ -1557,6 +1650,45 @@ mod tests {
         assert_eq!(ecdsa_sign("P-256", "SHA-256", &[0xffu8; 32], b"x"), None);
         assert_eq!(ecdsa_sign("P-224", "SHA-256", &[1u8; 28], b"x"), None);
         assert_eq!(agreement_public("P-521", &[0xffu8; 66]), None);
+    }
+
+    #[test]
+    fn rsa_oaep_round_trips_with_generated_keys_and_refuses_what_it_should() {
+        use aws_lc_rs::encoding::AsDer;
+        assert_eq!(rsa_generate(1024), None);
+        assert_eq!(rsa_generate(8192), None);
+        let pkcs8 = rsa_generate(2048).expect("a 2048-bit key");
+        let private = aws_lc_rs::rsa::PrivateDecryptingKey::from_pkcs8(&pkcs8).expect("PKCS #8");
+        assert_eq!(private.key_size_bits(), 2048);
+        let spki = private
+            .public_key()
+            .as_der()
+            .expect("SPKI")
+            .as_ref()
+            .to_vec();
+        for hash in ["SHA-1", "SHA-256", "SHA-384", "SHA-512"] {
+            let sealed = rsa_oaep(true, hash, &spki, b"payload", b"label").expect("encrypts");
+            assert_eq!(sealed.len(), 256);
+            // Randomized padding: encrypting again gives another ciphertext.
+            assert_ne!(
+                rsa_oaep(true, hash, &spki, b"payload", b"label"),
+                Some(sealed.clone())
+            );
+            assert_eq!(
+                rsa_oaep(false, hash, &pkcs8, &sealed, b"label"),
+                Some(b"payload".to_vec())
+            );
+            assert_eq!(rsa_oaep(false, hash, &pkcs8, &sealed, b"other"), None);
+            assert_eq!(rsa_oaep(false, hash, &pkcs8, &sealed[1..], b"label"), None);
+            let empty = rsa_oaep(true, hash, &spki, b"", b"").expect("an empty message");
+            assert_eq!(rsa_oaep(false, hash, &pkcs8, &empty, b""), Some(Vec::new()));
+        }
+        // The longest message is the key's size less twice the hash and two bytes.
+        assert!(rsa_oaep(true, "SHA-256", &spki, &[7u8; 190], b"").is_some());
+        assert_eq!(rsa_oaep(true, "SHA-256", &spki, &[7u8; 191], b""), None);
+        assert_eq!(rsa_oaep(true, "SHA-224", &spki, b"x", b""), None);
+        assert_eq!(rsa_oaep(true, "SHA-256", &pkcs8, b"x", b""), None);
+        assert_eq!(rsa_oaep(false, "SHA-256", &spki, &[0u8; 256], b""), None);
     }
 
     #[test]
