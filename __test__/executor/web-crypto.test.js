@@ -873,3 +873,30 @@ test('RSA-OAEP and RSA key generation: what Node encrypts decrypts, what the san
   // does not make: OperationError; a pair whose private key gets no usage: SyntaxError.
   assert.deepEqual(errors, ['OperationError', 'OperationError', 'InvalidAccessError', 'SyntaxError', 'SyntaxError', 'DataError', 'OperationError', 'SyntaxError']);
 });
+
+test('generateKey settles as the standard orders it: a bad algorithm rejects before a microtask runs, bad usages and the key come after one', async () => {
+  const code = `async () => {
+    const when = async (make) => {
+      let ticked = false;
+      const settled = make().then(() => ['ok', ticked], (e) => [e.name, ticked]);
+      Promise.resolve().then(() => { ticked = true; });
+      return settled;
+    };
+    const rsa = { name: 'RSA-OAEP', hash: 'SHA-256', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) };
+    return [
+      await when(() => crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, true, ['encrypt'])),
+      await when(() => crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, true, ['sign'])),
+      await when(() => crypto.subtle.generateKey({ name: 'AES-GCM' }, true, ['encrypt'])),
+      await when(() => crypto.subtle.generateKey({ name: 'no such thing' }, true, ['encrypt'])),
+      await when(() => crypto.subtle.generateKey({ ...rsa, hash: 'SHA' }, true, ['decrypt'])),
+      await when(() => crypto.subtle.generateKey(rsa, true, ['sign'])),
+      await when(() => crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-521' }, true, ['sign'])),
+    ];
+  }`;
+  const out = await ex.execute({ code });
+  assert.equal(out.error, undefined, out.error);
+  // [outcome, whether a microtask queued after the call had run when the promise settled]
+  const expected = [['ok', true], ['SyntaxError', true], ['OperationError', false], ['NotSupportedError', false],
+    ['NotSupportedError', false], ['SyntaxError', true], ['ok', true]];
+  assert.deepEqual(out.result, expected);
+});

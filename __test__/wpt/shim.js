@@ -292,6 +292,8 @@ function shim() {
     },
   };
   Object.assign(globalThis, api);
+  // testharness.js's error class is a global too (generateKey/successes.js tests `instanceof`).
+  globalThis.AssertionError = AssertionError;
   if (typeof globalThis.self === 'undefined') globalThis.self = globalThis;
   globalThis.GLOBAL = { isWindow: () => false, isWorker: () => true, isShadowRealm: () => false };
   // A worker's location (common/subset-tests.js reads its search); neither Node nor the sandbox has one.

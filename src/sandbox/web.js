@@ -19,6 +19,7 @@
   const DateCtor = Date;
   const Uint8ArrayCtor = Uint8Array;
   const PromiseResolve = Promise.resolve.bind(Promise);
+  const PromiseReject = Promise.reject.bind(Promise);
   const isView = ArrayBuffer.isView;
   const fromCharCode = String.fromCharCode;
   const mapGet = Map.prototype.get;
@@ -608,8 +609,18 @@
   }
   for (const name of ['encrypt', 'decrypt', 'sign', 'verify', 'importKey', 'exportKey', 'generateKey', 'deriveBits',
     'deriveKey', 'wrapKey', 'unwrapKey']) {
+    // The method's own promise is returned as it is (an async wrapper would settle it two
+    // microtasks later, and the standard says which errors reject before a microtask runs).
     defineProperty(subtle, name, {
-      value: { async [name](...args) { return ReflectApply(loadCrypto().subtle[name], subtle, args); } }[name],
+      value: {
+        [name](...args) {
+          try {
+            return ReflectApply(loadCrypto().subtle[name], subtle, args);
+          } catch (error) {
+            return PromiseReject(error);
+          }
+        },
+      }[name],
       writable: true, enumerable: true, configurable: true,
     });
   }

@@ -22,6 +22,11 @@
 
   const notSupported = (what) => new DOMException(`${what} is not supported`, 'NotSupportedError');
   const syntaxError = (what) => new DOMException(what, 'SyntaxError');
+  // A key's usages are checked where the standard generates the key, after the promise is
+  // returned: generateKey rejects with this error a microtask later than with the others (which
+  // normalizing the algorithm raises before it returns). The last one made is remembered.
+  let lastUsageError = null;
+  const usageError = (what) => (lastUsageError = syntaxError(what));
   const dataError = (what) => new DOMException(what, 'DataError');
   const invalidAccess = (what) => new DOMException(what, 'InvalidAccessError');
 
@@ -99,7 +104,7 @@
       if (!['encrypt', 'decrypt', 'sign', 'verify', 'deriveKey', 'deriveBits', 'wrapKey', 'unwrapKey'].includes(usage)) {
         throw new TypeErrorCtor(`'${usage}' is not a valid KeyUsage`);
       }
-      if (!allowed.includes(usage)) throw syntaxError(`Cannot create a key with usage '${usage}'`);
+      if (!allowed.includes(usage)) throw usageError(`Cannot create a key with usage '${usage}'`);
     }
     return [...new SetCtor(list)];
   }
@@ -199,7 +204,7 @@
       if (given > length || given <= length - 8) throw dataError('The HMAC key length does not match the key data');
       length = given;
     }
-    if (allowed.length === 0) throw syntaxError('An HMAC key needs a usage');
+    if (allowed.length === 0) throw usageError('An HMAC key needs a usage');
     return makeKey('secret', extractable, { name: 'HMAC', hash: freeze({ name: hash }), length }, allowed, bytes);
   }
   // The JWK `alg` of an AES key: A128GCM, A256CBC, A128CTR, ...
@@ -216,7 +221,7 @@
       if (jwk.alg !== undefined && jwk.alg !== aesAlg(name, bytes.length * 8)) throw dataError(`The JWK alg '${jwk.alg}' does not match the key`);
     } else throw notSupported(`Format '${format}' for AES keys`);
     if (bytes.length !== 16 && bytes.length !== 24 && bytes.length !== 32) throw dataError('An AES key must be 128, 192 or 256 bits');
-    if (allowed.length === 0) throw syntaxError('An AES key needs a usage');
+    if (allowed.length === 0) throw usageError('An AES key needs a usage');
     return makeKey('secret', extractable, { name, length: bytes.length * 8 }, allowed, bytes);
   }
   function importEcdsa(format, keyData, dict, extractable, usages) {
@@ -454,7 +459,7 @@
     const publicKey = privateKey(kind, pkcs8);
     if (publicKey === null) throw dataError(`The key data is not a valid ${algorithm.name} private key`);
     const allowed = checkUsages(usages, possible);
-    if (allowed.length === 0) throw syntaxError('A private key needs a usage');
+    if (allowed.length === 0) throw usageError('A private key needs a usage');
     return makeKey('private', extractable, algorithm, allowed, { pkcs8, publicKey: new Uint8ArrayCtor(publicKey) });
   }
   // The integers of an RSAPrivateKey (PKCS #1), unsigned, by their JWK names.
@@ -487,7 +492,7 @@
     if (!equalBytes(exponent, hexBytes('010001'))) throw new DOMException('The RSA public exponent must be 65537', 'OperationError');
     const requested = checkUsages(keyUsages, [...rsaUsages(name, 'public'), ...rsaUsages(name, 'private')]);
     const privateUsages = requested.filter((u) => rsaUsages(name, 'private').includes(u));
-    if (privateUsages.length === 0) throw syntaxError('A private key needs a usage');
+    if (privateUsages.length === 0) throw usageError('A private key needs a usage');
     if (modulusLength !== 2048 && modulusLength !== 3072 && modulusLength !== 4096) {
       throw notSupported(`Generating an RSA key of ${modulusLength} bits (2048, 3072 and 4096 are)`);
     }
@@ -527,7 +532,7 @@
     if (format !== 'raw') throw notSupported(`Format '${format}' for ${name} keys`);
     if (extractable) throw syntaxError(`A ${name} key cannot be extractable`);
     const allowed = checkUsages(usages, ['deriveKey', 'deriveBits']);
-    if (allowed.length === 0) throw syntaxError(`A ${name} key needs a usage`);
+    if (allowed.length === 0) throw usageError(`A ${name} key needs a usage`);
     return makeKey('secret', false, { name }, allowed, copyBytes(keyData, 'keyData'));
   }
 
@@ -546,7 +551,7 @@
     const point = new Uint8ArrayCtor(publicKey);
     if (expectedPublic !== undefined && !equalBytes(point, expectedPublic)) throw dataError(`The public part of the ${name} key does not belong to its private key`);
     const allowed = checkUsages(usages, name === 'ECDSA' ? ['sign'] : ['deriveKey', 'deriveBits']);
-    if (allowed.length === 0) throw syntaxError('A private key needs a usage');
+    if (allowed.length === 0) throw usageError('A private key needs a usage');
     const algorithm = name === 'X25519' ? { name } : { name, namedCurve: curveName };
     return makeKey('private', extractable, algorithm, allowed, { pkcs8, publicKey: point, scalar });
   }
@@ -827,46 +832,19 @@
       if (arguments.length < 2) throw new TypeErrorCtor("Failed to execute 'exportKey' on 'SubtleCrypto': 2 arguments required");
       return exportKey(format(keyFormat), key);
     },
+    // The standard normalizes the algorithm before it returns the promise (those errors reject
+    // at once) and makes the key after (its result, and the usages' SyntaxError, come a
+    // microtask later: see usageError).
     async generateKey(algorithm, extractable, keyUsages) {
-      if (arguments.length < 3) throw new TypeErrorCtor("Failed to execute 'generateKey' on 'SubtleCrypto': 3 arguments required");
-      const { dict, name } = normalize(algorithm, 'generateKey');
-      if (name === 'HMAC') {
-        const hash = normalizeHash(dict.hash);
-        const length = dict.length === undefined ? BLOCK_BITS[hash] : NumberCtor(dict.length);
-        if (!(length > 0) || length > 65536 * 8) throw new DOMException('The HMAC key length is not supported', 'OperationError');
-        const bytes = randomBytes(MathCeil(length / 8));
-        const allowed = checkUsages(keyUsages, ['sign', 'verify']);
-        if (allowed.length === 0) throw syntaxError('An HMAC key needs a usage');
-        return makeKey('secret', extractable, { name: 'HMAC', hash: freeze({ name: hash }), length }, allowed, bytes);
+      let made;
+      try {
+        made = generateKeyNow(arguments.length, algorithm, extractable, keyUsages);
+      } catch (error) {
+        if (error === lastUsageError) await undefined;
+        throw error;
       }
-      if (AES.includes(name) || name === 'AES-KW') {
-        const length = NumberCtor(dict.length);
-        if (length !== 128 && length !== 192 && length !== 256) throw new DOMException('An AES key must be 128, 192 or 256 bits', 'OperationError');
-        const allowed = checkUsages(keyUsages, aesUsages(name));
-        if (allowed.length === 0) throw syntaxError('An AES key needs a usage');
-        return makeKey('secret', extractable, { name, length }, allowed, randomBytes(length / 8));
-      }
-      if (AGREEMENTS.includes(name)) return generateAgreement(name, dict, Boolean(extractable), keyUsages);
-      if (RSA.includes(name) || name === 'RSA-OAEP') return generateRsa(name, dict, Boolean(extractable), keyUsages);
-      if (name === 'ECDSA' || name === 'Ed25519') {
-        const curveName = name === 'ECDSA' ? StringCtor(dict.namedCurve) : undefined;
-        if (name === 'ECDSA' && CURVES[curveName] === undefined) throw notSupported(`Curve ${curveName}`);
-        const algorithmOf = name === 'ECDSA' ? { name, namedCurve: curveName } : { name };
-        const requested = checkUsages(keyUsages, ['sign', 'verify']);
-        const privateUsages = requested.filter((u) => u === 'sign');
-        if (privateUsages.length === 0) throw syntaxError('A private key needs a usage');
-        let secret;
-        if (name === 'ECDSA') {
-          const scalar = randomScalar(curveName);
-          const point = new Uint8ArrayCtor(agree(curveName, scalar));
-          secret = ecPrivateOf(name, curveName, scalar, pkcs8Of(ecAlgorithm(CURVES[curveName]), ecPrivateKey(scalar, point)), extractable, privateUsages);
-        } else {
-          secret = privateKeyOf('Ed25519', ed25519Pkcs8(randomBytes(32)), extractable, algorithmOf, privateUsages);
-        }
-        const publicKey = makeKey('public', true, algorithmOf, requested.filter((u) => u === 'verify'), keyParts(secret).material.publicKey.slice());
-        return { publicKey, privateKey: secret };
-      }
-      throw notSupported(`Generating ${name} keys`);
+      await undefined;
+      return made;
     },
     async sign(algorithm, key, data) {
       if (arguments.length < 3) throw new TypeErrorCtor("Failed to execute 'sign' on 'SubtleCrypto': 3 arguments required");
@@ -964,6 +942,48 @@
       return subtle.importKey(fmt, keyData, unwrappedKeyAlgorithm, extractable, keyUsages);
     },
   };
+  // generateKey's work, synchronous: a key or pair, or the error to reject with.
+  function generateKeyNow(argc, algorithm, extractable, keyUsages) {
+    if (argc < 3) throw new TypeErrorCtor("Failed to execute 'generateKey' on 'SubtleCrypto': 3 arguments required");
+    const { dict, name } = normalize(algorithm, 'generateKey');
+    if (name === 'HMAC') {
+      const hash = normalizeHash(dict.hash);
+      const length = dict.length === undefined ? BLOCK_BITS[hash] : NumberCtor(dict.length);
+      if (!(length > 0) || length > 65536 * 8) throw new DOMException('The HMAC key length is not supported', 'OperationError');
+      const bytes = randomBytes(MathCeil(length / 8));
+      const allowed = checkUsages(keyUsages, ['sign', 'verify']);
+      if (allowed.length === 0) throw usageError('An HMAC key needs a usage');
+      return makeKey('secret', extractable, { name: 'HMAC', hash: freeze({ name: hash }), length }, allowed, bytes);
+    }
+    if (AES.includes(name) || name === 'AES-KW') {
+      const length = NumberCtor(dict.length);
+      if (length !== 128 && length !== 192 && length !== 256) throw new DOMException('An AES key must be 128, 192 or 256 bits', 'OperationError');
+      const allowed = checkUsages(keyUsages, aesUsages(name));
+      if (allowed.length === 0) throw usageError('An AES key needs a usage');
+      return makeKey('secret', extractable, { name, length }, allowed, randomBytes(length / 8));
+    }
+    if (AGREEMENTS.includes(name)) return generateAgreement(name, dict, Boolean(extractable), keyUsages);
+    if (RSA.includes(name) || name === 'RSA-OAEP') return generateRsa(name, dict, Boolean(extractable), keyUsages);
+    if (name === 'ECDSA' || name === 'Ed25519') {
+      const curveName = name === 'ECDSA' ? StringCtor(dict.namedCurve) : undefined;
+      if (name === 'ECDSA' && CURVES[curveName] === undefined) throw notSupported(`Curve ${curveName}`);
+      const algorithmOf = name === 'ECDSA' ? { name, namedCurve: curveName } : { name };
+      const requested = checkUsages(keyUsages, ['sign', 'verify']);
+      const privateUsages = requested.filter((u) => u === 'sign');
+      if (privateUsages.length === 0) throw usageError('A private key needs a usage');
+      let secret;
+      if (name === 'ECDSA') {
+        const scalar = randomScalar(curveName);
+        const point = new Uint8ArrayCtor(agree(curveName, scalar));
+        secret = ecPrivateOf(name, curveName, scalar, pkcs8Of(ecAlgorithm(CURVES[curveName]), ecPrivateKey(scalar, point)), extractable, privateUsages);
+      } else {
+        secret = privateKeyOf('Ed25519', ed25519Pkcs8(randomBytes(32)), extractable, algorithmOf, privateUsages);
+      }
+      const publicKey = makeKey('public', true, algorithmOf, requested.filter((u) => u === 'verify'), keyParts(secret).material.publicKey.slice());
+      return { publicKey, privateKey: secret };
+    }
+    throw notSupported(`Generating ${name} keys`);
+  }
   // wrapKey's algorithm (AES-KW), or else encrypt's (the AES modes, RSA-OAEP), as the standard tries them.
   function wrapping(algorithm, operation) {
     try {
