@@ -592,7 +592,7 @@
     if (webCrypto === null) {
       webCrypto = natives.loadScript('crypto')({
         DOMException, TypeError: TypeErrorCtor, String: StringCtor, Number: NumberCtor, Uint8Array: Uint8ArrayCtor,
-        freeze: ObjectFreeze, isArray, bytesOf, codec, Symbol: SymbolCtor, SymbolIterator: SymbolIteratorKey,
+        freeze: ObjectFreeze, isArray, bytesOf, codec, ReflectApply, Symbol: SymbolCtor, SymbolIterator: SymbolIteratorKey,
         SymbolToStringTag: SymbolTagKey, MathCeil, Set: SetCtor,
         randomBytes: (n) => new Uint8ArrayCtor(natives.randomBytes(n)),
         JSONStringify, JSONParse,

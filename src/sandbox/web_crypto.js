@@ -16,7 +16,7 @@
   'use strict';
   const {
     DOMException, TypeError: TypeErrorCtor, String: StringCtor, Number: NumberCtor, Uint8Array: Uint8ArrayCtor,
-    freeze, isArray, bytesOf, codec, randomBytes, hmac, aesGcm, aesBlock, verify, sign, privateKey, agree, ecPoint, rsa, derive, Symbol: SymbolCtor, SymbolIterator,
+    freeze, isArray, bytesOf, codec, randomBytes, ReflectApply, hmac, aesGcm, aesBlock, verify, sign, privateKey, agree, ecPoint, rsa, derive, Symbol: SymbolCtor, SymbolIterator,
     SymbolToStringTag, MathCeil, Set: SetCtor, JSONStringify, JSONParse, utf8Encode, utf8Decode,
   } = intrinsics;
 
@@ -224,12 +224,14 @@
     if (allowed.length === 0) throw usageError('An AES key needs a usage');
     return makeKey('secret', extractable, { name, length: bytes.length * 8 }, allowed, bytes);
   }
-  function importEcdsa(format, keyData, dict, extractable, usages) {
+  // An ECDSA or ECDH key (`name`) on the dictionary's curve, in any of the four formats. An ECDH
+  // public key reads as an ECDSA one; only its algorithm and usages (none) differ.
+  function importEc(name, format, keyData, dict, extractable, usages) {
     const curveName = StringCtor(dict.namedCurve);
     const curve = CURVES[curveName];
     if (curve === undefined) throw notSupported(`Curve ${curveName}`);
     if (format === 'pkcs8' || (format === 'jwk' && jwkObject(keyData).d !== undefined)) {
-      return importEcPrivate('ECDSA', format, keyData, curveName, extractable, usages);
+      return importEcPrivate(name, format, keyData, curveName, extractable, usages);
     }
     let point;
     if (format === 'raw') point = copyBytes(keyData, 'keyData');
@@ -244,7 +246,7 @@
       point = bits.value.slice(1);
     } else if (format === 'jwk') {
       const jwk = jwkObject(keyData);
-      checkJwkCommon(jwk, 'EC', usages, extractable);
+      checkJwkCommon(jwk, 'EC', name === 'ECDH' ? [] : usages, extractable);
       if (jwk.crv !== curveName) throw dataError(`The JWK crv is not ${curveName}`);
       const x = fromBase64url(jwk.x, 'The JWK x');
       const y = fromBase64url(jwk.y, 'The JWK y');
@@ -255,6 +257,7 @@
     const valid = ecPoint(curveName, point);
     if (valid === null) throw dataError(`The key is not a ${curveName} point`);
     point = new Uint8ArrayCtor(valid);
+    if (name === 'ECDH') return agreementPublic('ECDH', curveName, point, extractable, usages);
     const allowed = checkUsages(usages, ['verify']);
     return makeKey('public', extractable, { name: 'ECDSA', namedCurve: curveName }, allowed, point);
   }
@@ -596,17 +599,6 @@
     const point = concat(new Uint8ArrayCtor([4]), concat(x, y));
     return ecPrivateOf(name, curveName, d, pkcs8Of(ecAlgorithm(curve), ecPrivateKey(d, point)), extractable, usages, point);
   }
-  function importEcdh(format, keyData, dict, extractable, usages) {
-    const curveName = StringCtor(dict.namedCurve);
-    const curve = CURVES[curveName];
-    if (curve === undefined) throw notSupported(`Curve ${curveName}`);
-    if (format === 'pkcs8' || (format === 'jwk' && jwkObject(keyData).d !== undefined)) {
-      return importEcPrivate('ECDH', format, keyData, curveName, extractable, usages);
-    }
-    // The public formats read as an ECDSA public key's; only the algorithm and usages differ.
-    const material = keyParts(importEcdsa(format, keyData, dict, extractable, [])).material;
-    return agreementPublic('ECDH', curveName, material, extractable, usages);
-  }
   function x25519Pkcs8(secret) {
     return pkcs8Of(hexBytes(X25519_ALGORITHM), derWrite(0x04, secret));
   }
@@ -807,7 +799,7 @@
   }
 
   const subtle = {
-    async importKey(keyFormat, keyData, algorithm, extractable, keyUsages) {
+    importKey(keyFormat, keyData, algorithm, extractable, keyUsages) {
       if (arguments.length < 5) throw new TypeErrorCtor("Failed to execute 'importKey' on 'SubtleCrypto': 5 arguments required");
       const fmt = format(keyFormat);
       const { dict, name } = normalize(algorithm, 'importKey');
@@ -817,36 +809,25 @@
         case 'AES-CBC':
         case 'AES-CTR':
         case 'AES-KW': return importAes(name, fmt, keyData, Boolean(extractable), keyUsages);
-        case 'ECDSA': return importEcdsa(fmt, keyData, dict, Boolean(extractable), keyUsages);
+        case 'ECDSA': return importEc('ECDSA', fmt, keyData, dict, Boolean(extractable), keyUsages);
         case 'RSASSA-PKCS1-v1_5':
         case 'RSA-PSS':
         case 'RSA-OAEP': return importRsa(name, fmt, keyData, dict, Boolean(extractable), keyUsages);
         case 'PBKDF2':
         case 'HKDF': return importKdf(name, fmt, keyData, Boolean(extractable), keyUsages);
-        case 'ECDH': return importEcdh(fmt, keyData, dict, Boolean(extractable), keyUsages);
+        case 'ECDH': return importEc('ECDH', fmt, keyData, dict, Boolean(extractable), keyUsages);
         case 'X25519': return importX25519(fmt, keyData, Boolean(extractable), keyUsages);
         default: return importEd25519(fmt, keyData, Boolean(extractable), keyUsages);
       }
     },
-    async exportKey(keyFormat, key) {
+    exportKey(keyFormat, key) {
       if (arguments.length < 2) throw new TypeErrorCtor("Failed to execute 'exportKey' on 'SubtleCrypto': 2 arguments required");
       return exportKey(format(keyFormat), key);
     },
-    // The standard normalizes the algorithm before it returns the promise (those errors reject
-    // at once) and makes the key after (its result, and the usages' SyntaxError, come a
-    // microtask later: see usageError).
-    async generateKey(algorithm, extractable, keyUsages) {
-      let made;
-      try {
-        made = generateKeyNow(arguments.length, algorithm, extractable, keyUsages);
-      } catch (error) {
-        if (error === lastUsageError) await undefined;
-        throw error;
-      }
-      await undefined;
-      return made;
+    generateKey(algorithm, extractable, keyUsages) {
+      return generateKeyNow(arguments.length, algorithm, extractable, keyUsages);
     },
-    async sign(algorithm, key, data) {
+    sign(algorithm, key, data) {
       if (arguments.length < 3) throw new TypeErrorCtor("Failed to execute 'sign' on 'SubtleCrypto': 3 arguments required");
       const { dict, name } = normalize(algorithm, 'sign');
       const bytes = viewOf(data, 'data');
@@ -863,7 +844,7 @@
       if (signature === null) throw new DOMException('The signature could not be made', 'OperationError');
       return signature;
     },
-    async verify(algorithm, key, signature, data) {
+    verify(algorithm, key, signature, data) {
       if (arguments.length < 4) throw new TypeErrorCtor("Failed to execute 'verify' on 'SubtleCrypto': 4 arguments required");
       const { dict, name } = normalize(algorithm, 'verify');
       const sig = viewOf(signature, 'signature');
@@ -875,20 +856,20 @@
       if (RSA.includes(name)) return verify(rsaVerifier(name, parts.algorithm.hash.name, dict), parts.material, bytes, sig);
       throw notSupported(`Verifying with ${name}`);
     },
-    async encrypt(algorithm, key, data) {
+    encrypt(algorithm, key, data) {
       return aes(true, algorithm, key, data, arguments.length);
     },
-    async decrypt(algorithm, key, data) {
+    decrypt(algorithm, key, data) {
       return aes(false, algorithm, key, data, arguments.length);
     },
-    async deriveBits(algorithm, baseKey, length) {
+    deriveBits(algorithm, baseKey, length) {
       if (arguments.length < 2) throw new TypeErrorCtor("Failed to execute 'deriveBits' on 'SubtleCrypto': 2 arguments required");
       const { dict, name } = normalize(algorithm, 'deriveBits');
       if (AGREEMENTS.includes(name)) return agreeWith(name, dict, baseKey, 'deriveBits', length);
       const params = kdfParams(name, dict);
       return deriveWith(params, keyFor(baseKey, name, 'deriveBits'), length);
     },
-    async deriveKey(algorithm, baseKey, derivedKeyType, extractable, keyUsages) {
+    deriveKey(algorithm, baseKey, derivedKeyType, extractable, keyUsages) {
       if (arguments.length < 5) throw new TypeErrorCtor("Failed to execute 'deriveKey' on 'SubtleCrypto': 5 arguments required");
       const { dict, name } = normalize(algorithm, 'deriveKey');
       if (AGREEMENTS.includes(name)) {
@@ -902,7 +883,7 @@
       const bits = deriveWith(params, parts, MathCeil(length / 8) * 8);
       return subtle.importKey('raw', bits, derivedKeyType, extractable, keyUsages);
     },
-    async wrapKey(keyFormat, key, wrappingKey, wrapAlgorithm) {
+    wrapKey(keyFormat, key, wrappingKey, wrapAlgorithm) {
       if (arguments.length < 4) throw new TypeErrorCtor("Failed to execute 'wrapKey' on 'SubtleCrypto': 4 arguments required");
       const fmt = format(keyFormat);
       const { dict, name } = wrapping(wrapAlgorithm, 'wrapKey');
@@ -921,7 +902,7 @@
       if (name === 'AES-KW') return kw(true, parts, bytes);
       return cipherWith(true, name, dict, parts, bytes);
     },
-    async unwrapKey(keyFormat, wrappedKey, unwrappingKey, unwrapAlgorithm, unwrappedKeyAlgorithm, extractable, keyUsages) {
+    unwrapKey(keyFormat, wrappedKey, unwrappingKey, unwrapAlgorithm, unwrappedKeyAlgorithm, extractable, keyUsages) {
       if (arguments.length < 7) throw new TypeErrorCtor("Failed to execute 'unwrapKey' on 'SubtleCrypto': 7 arguments required");
       const fmt = format(keyFormat);
       const { dict, name } = wrapping(unwrapAlgorithm, 'unwrapKey');
@@ -942,6 +923,37 @@
       return subtle.importKey(fmt, keyData, unwrappedKeyAlgorithm, extractable, keyUsages);
     },
   };
+  // The standard converts and normalizes a method's arguments before it returns the promise
+  // (those errors reject it at once) and does the work in parallel, settling the promise from a
+  // queued task: a result, and an operation's own errors such as a usage the key cannot have
+  // (usageError), come a microtask after the call at the earliest. The methods above compute
+  // synchronously; these wrappers give their promises that timing.
+  async function resolveLater(value) {
+    await undefined;
+    return value;
+  }
+  async function rejectLater(error) {
+    await undefined;
+    throw error;
+  }
+  async function rejectNow(error) {
+    throw error;
+  }
+  for (const name of ['importKey', 'exportKey', 'generateKey', 'sign', 'verify', 'encrypt', 'decrypt', 'deriveBits',
+    'deriveKey', 'wrapKey', 'unwrapKey']) {
+    const method = subtle[name];
+    subtle[name] = {
+      [name](...args) {
+        let result;
+        try {
+          result = ReflectApply(method, this, args);
+        } catch (error) {
+          return error === lastUsageError ? rejectLater(error) : rejectNow(error);
+        }
+        return resolveLater(result);
+      },
+    }[name];
+  }
   // generateKey's work, synchronous: a key or pair, or the error to reject with.
   function generateKeyNow(argc, algorithm, extractable, keyUsages) {
     if (argc < 3) throw new TypeErrorCtor("Failed to execute 'generateKey' on 'SubtleCrypto': 3 arguments required");

@@ -1196,15 +1196,24 @@
     }
 
     // ---- tee -----------------------------------------------------------------------------------
+    // A tee's two cancel algorithms: the source is cancelled, with both branches' reasons, once
+    // both branches are; until then a branch's cancel waits on `cancelPromise`.
+    function teeCancelAlgorithms(stream, canceled, cancelPromise) {
+      const cancel = (branch) => (reason) => {
+        canceled[branch] = true;
+        canceled.reasons[branch - 1] = reason;
+        if (canceled[1] && canceled[2]) cancelPromise.resolve(readableStreamCancel(stream, [canceled.reasons[0], canceled.reasons[1]]));
+        return cancelPromise.promise;
+      };
+      return [cancel(1), cancel(2)];
+    }
     function readableStreamTee(stream) {
       if (stream.controller.bytes) return readableByteStreamTee(stream);
       const reader = acquireReader(stream);
       let reading = false;
       let readAgain = false;
-      let canceled1 = false;
-      let canceled2 = false;
-      let reason1;
-      let reason2;
+      // Which branches were cancelled, and why (teeCancelAlgorithms).
+      const canceled = { 1: false, 2: false, reasons: [undefined, undefined] };
       let branch1;
       let branch2;
       const cancelPromise = deferred();
@@ -1218,40 +1227,29 @@
           chunk: (chunk) => {
             queueMicrotaskFn(() => {
               readAgain = false;
-              if (!canceled1) readableControllerEnqueue(branch1.controller, chunk);
-              if (!canceled2) readableControllerEnqueue(branch2.controller, chunk);
+              if (!canceled[1]) readableControllerEnqueue(branch1.controller, chunk);
+              if (!canceled[2]) readableControllerEnqueue(branch2.controller, chunk);
               reading = false;
               if (readAgain) pullAlgorithm();
             });
           },
           close: () => {
             reading = false;
-            if (!canceled1) readableControllerClose(branch1.controller);
-            if (!canceled2) readableControllerClose(branch2.controller);
-            if (!canceled1 || !canceled2) cancelPromise.resolve(undefined);
+            if (!canceled[1]) readableControllerClose(branch1.controller);
+            if (!canceled[2]) readableControllerClose(branch2.controller);
+            if (!canceled[1] || !canceled[2]) cancelPromise.resolve(undefined);
           },
           error: () => { reading = false; },
         });
         return PromiseResolve(undefined);
       };
-      const cancel1 = (reason) => {
-        canceled1 = true;
-        reason1 = reason;
-        if (canceled2) cancelPromise.resolve(readableStreamCancel(stream, [reason1, reason2]));
-        return cancelPromise.promise;
-      };
-      const cancel2 = (reason) => {
-        canceled2 = true;
-        reason2 = reason;
-        if (canceled1) cancelPromise.resolve(readableStreamCancel(stream, [reason1, reason2]));
-        return cancelPromise.promise;
-      };
+      const [cancel1, cancel2] = teeCancelAlgorithms(stream, canceled, cancelPromise);
       branch1 = createReadableStream(noop, pullAlgorithm, cancel1);
       branch2 = createReadableStream(noop, pullAlgorithm, cancel2);
       then(reader.closed.promise, undefined, (error) => {
         readableControllerError(branch1.controller, error);
         readableControllerError(branch2.controller, error);
-        if (!canceled1 || !canceled2) cancelPromise.resolve(undefined);
+        if (!canceled[1] || !canceled[2]) cancelPromise.resolve(undefined);
       });
       return [branch1, branch2];
     }
@@ -1263,10 +1261,8 @@
       let reading = false;
       let readAgainForBranch1 = false;
       let readAgainForBranch2 = false;
-      let canceled1 = false;
-      let canceled2 = false;
-      let reason1;
-      let reason2;
+      // Which branches were cancelled, and why (teeCancelAlgorithms).
+      const canceled = { 1: false, 2: false, reasons: [undefined, undefined] };
       let branch1;
       let branch2;
       const cancelPromise = deferred();
@@ -1285,7 +1281,7 @@
           if (thisReader !== reader) return;
           readableControllerError(branch1.controller, error);
           readableControllerError(branch2.controller, error);
-          if (!canceled1 || !canceled2) cancelPromise.resolve(undefined);
+          if (!canceled[1] || !canceled[2]) cancelPromise.resolve(undefined);
         });
       }
       function pullWithDefaultReader() {
@@ -1299,7 +1295,7 @@
             readAgainForBranch1 = false;
             readAgainForBranch2 = false;
             let chunk2 = chunk;
-            if (!canceled1 && !canceled2) {
+            if (!canceled[1] && !canceled[2]) {
               try {
                 chunk2 = cloneAsUint8Array(chunk);
               } catch (error) {
@@ -1307,18 +1303,18 @@
                 return;
               }
             }
-            if (!canceled1) byteControllerEnqueue(branch1.controller, chunk);
-            if (!canceled2) byteControllerEnqueue(branch2.controller, chunk2);
+            if (!canceled[1]) byteControllerEnqueue(branch1.controller, chunk);
+            if (!canceled[2]) byteControllerEnqueue(branch2.controller, chunk2);
             reading = false;
             readAgain();
           }),
           close: () => {
             reading = false;
-            if (!canceled1) byteControllerClose(branch1.controller);
-            if (!canceled2) byteControllerClose(branch2.controller);
+            if (!canceled[1]) byteControllerClose(branch1.controller);
+            if (!canceled[2]) byteControllerClose(branch2.controller);
             if (branch1.controller.pendingPullIntos.length > 0) byteRespond(branch1.controller, 0);
             if (branch2.controller.pendingPullIntos.length > 0) byteRespond(branch2.controller, 0);
-            if (!canceled1 || !canceled2) cancelPromise.resolve(undefined);
+            if (!canceled[1] || !canceled[2]) cancelPromise.resolve(undefined);
           },
           error: () => { reading = false; },
         });
@@ -1335,8 +1331,8 @@
           chunk: (chunk) => queueMicrotaskFn(() => {
             readAgainForBranch1 = false;
             readAgainForBranch2 = false;
-            const byobCanceled = forBranch2 ? canceled2 : canceled1;
-            const otherCanceled = forBranch2 ? canceled1 : canceled2;
+            const byobCanceled = forBranch2 ? canceled[2] : canceled[1];
+            const otherCanceled = forBranch2 ? canceled[1] : canceled[2];
             if (!otherCanceled) {
               let cloned;
               try {
@@ -1355,8 +1351,8 @@
           }),
           close: (chunk) => {
             reading = false;
-            const byobCanceled = forBranch2 ? canceled2 : canceled1;
-            const otherCanceled = forBranch2 ? canceled1 : canceled2;
+            const byobCanceled = forBranch2 ? canceled[2] : canceled[1];
+            const otherCanceled = forBranch2 ? canceled[1] : canceled[2];
             if (!byobCanceled) byteControllerClose(byobBranch.controller);
             if (!otherCanceled) byteControllerClose(otherBranch.controller);
             if (chunk !== undefined) {
@@ -1382,18 +1378,7 @@
       }
       function pull1Algorithm() { return pullFor(false); }
       function pull2Algorithm() { return pullFor(true); }
-      const cancel1 = (reason) => {
-        canceled1 = true;
-        reason1 = reason;
-        if (canceled2) cancelPromise.resolve(readableStreamCancel(stream, [reason1, reason2]));
-        return cancelPromise.promise;
-      };
-      const cancel2 = (reason) => {
-        canceled2 = true;
-        reason2 = reason;
-        if (canceled1) cancelPromise.resolve(readableStreamCancel(stream, [reason1, reason2]));
-        return cancelPromise.promise;
-      };
+      const [cancel1, cancel2] = teeCancelAlgorithms(stream, canceled, cancelPromise);
       branch1 = createReadableByteStream(noop, pull1Algorithm, cancel1);
       branch2 = createReadableByteStream(noop, pull2Algorithm, cancel2);
       forwardReaderError(reader);
