@@ -874,7 +874,7 @@ test('RSA-OAEP and RSA key generation: what Node encrypts decrypts, what the san
   assert.deepEqual(errors, ['OperationError', 'OperationError', 'InvalidAccessError', 'SyntaxError', 'SyntaxError', 'DataError', 'OperationError', 'SyntaxError']);
 });
 
-test('generateKey settles as the standard orders it: a bad algorithm rejects before a microtask runs, bad usages and the key come after one', async () => {
+test('generateKey, importKey and digest settle as the standard orders it: a bad algorithm rejects before a microtask runs, bad usages and the key come after one', async () => {
   const code = `async () => {
     const when = async (make) => {
       let ticked = false;
@@ -891,12 +891,17 @@ test('generateKey settles as the standard orders it: a bad algorithm rejects bef
       await when(() => crypto.subtle.generateKey({ ...rsa, hash: 'SHA' }, true, ['decrypt'])),
       await when(() => crypto.subtle.generateKey(rsa, true, ['sign'])),
       await when(() => crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-521' }, true, ['sign'])),
+      await when(() => crypto.subtle.importKey('raw', new Uint8Array(16), 'AES-GCM', true, ['encrypt'])),
+      await when(() => crypto.subtle.importKey('raw', new Uint8Array(16), 'AES-GCM', true, ['sign'])),
+      await when(() => crypto.subtle.importKey('raw', new Uint8Array(16), 'no such thing', true, ['encrypt'])),
+      await when(() => crypto.subtle.digest('SHA-256', new Uint8Array(1))),
     ];
   }`;
   const out = await ex.execute({ code });
   assert.equal(out.error, undefined, out.error);
   // [outcome, whether a microtask queued after the call had run when the promise settled]
   const expected = [['ok', true], ['SyntaxError', true], ['OperationError', false], ['NotSupportedError', false],
-    ['NotSupportedError', false], ['SyntaxError', true], ['ok', true]];
+    ['NotSupportedError', false], ['SyntaxError', true], ['ok', true], ['ok', true], ['SyntaxError', true], ['NotSupportedError', false],
+    ['ok', true]];
   assert.deepEqual(out.result, expected);
 });
