@@ -11,6 +11,7 @@ mod snapshot;
 mod spin;
 mod termination;
 mod web_natives;
+mod web_rsa;
 
 pub use code_cache::CodeCache;
 pub use termination::{StopReason, Terminator, WedgeHook};

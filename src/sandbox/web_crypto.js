@@ -3,11 +3,11 @@
 // length; IVs of 64 to 512 bits), AES-CBC, AES-CTR and AES-KW (128-, 192- and 256-bit keys),
 // RSA-OAEP, wrapKey and unwrapKey, ECDSA (P-256, P-384 and P-521, with any of the four hashes),
 // Ed25519 and RSA (RSASSA-PKCS1-v1_5, RSA-PSS) signing and verification (private keys as PKCS #8
-// or JWK, RSA ones of 2048 to 4096 bits; public RSA keys of 2048 to 8192 bits), key pairs of each
-// (RSA of 2048, 3072 or 4096 bits); ECDH (P-256, P-384, P-521) and X25519 agreement with their key
-// pairs (deriveBits, deriveKey); deriveBits and deriveKey with PBKDF2 (bounded: see
+// or JWK; RSA keys of 1024 to 8192 bits, any PSS salt), key pairs of each (RSA of 1024 to 4096
+// bits); ECDH (P-256, P-384, P-521) and X25519 agreement with their key pairs (deriveBits,
+// deriveKey); deriveBits and deriveKey with PBKDF2 (bounded: see
 // MAX_PBKDF2_WORK in src/limits.rs) and HKDF. The cryptography is native (ring; AWS-LC for
-// RSA-OAEP and RSA key generation; RustCrypto's p256, p384, p521 for ECDSA and ECDH, and
+// RSA (web_rsa.rs); RustCrypto's p256, p384, p521 for ECDSA and ECDH, and
 // x25519-dalek; web_natives.rs); this file normalizes algorithms, checks usages and formats keys,
 // with the Web Crypto standard's errors.
 // Not in the snapshot: web.js has natives.loadScript compile it on first use and calls the
@@ -306,7 +306,6 @@
   // A key's material is its RSAPublicKey (PKCS #1: SEQUENCE { n INTEGER, e INTEGER }), what the
   // native verifier reads; SPKI wraps it with the rsaEncryption algorithm identifier.
   const RSA_SPKI_ALGORITHM = '300d06092a864886f70d0101010500';
-  const HASH_BYTES = { 'SHA-1': 20, 'SHA-256': 32, 'SHA-384': 48, 'SHA-512': 64 };
   // One DER element with `tag` at `at`: its contents and where it ends.
   function derRead(bytes, at, tag, what) {
     if (at + 2 > bytes.length || bytes[at] !== tag) throw dataError(`${what} is not DER`);
@@ -397,8 +396,8 @@
       if (n.length === 0 || e.length === 0) throw dataError('The JWK n and e cannot be empty');
     } else throw notSupported(`Format '${format}' for ${name} public keys`);
     const modulusLength = bitLength(n);
-    // The native verifier's range (and a bound on the CPU one verification takes).
-    if (modulusLength < 2048 || modulusLength > 8192) throw notSupported(`An RSA key of ${modulusLength} bits (2048 to 8192 are)`);
+    // The native side's range (web_rsa.rs RSA_BITS, a bound on the CPU one operation takes).
+    if (modulusLength < 1024 || modulusLength > 8192) throw notSupported(`An RSA key of ${modulusLength} bits (1024 to 8192 are)`);
     const allowed = checkUsages(usages, rsaUsages(name, 'public'));
     const material = derWrite(0x30, concat(derInteger(n), derInteger(e)));
     return makeKey('public', extractable, { name, modulusLength, publicExponent: e, hash: freeze({ name: hash }) }, allowed, material);
@@ -411,13 +410,15 @@
     }
     return undefined;
   }
-  // The native verifier's name for RSA with this key and the call's parameters.
-  function rsaVerifier(name, hash, dict) {
-    if (name === 'RSASSA-PKCS1-v1_5') return `RSA-PKCS1-${hash.replace('-', '')}`;
+  // The native side's padding for RSA with this key's hash and the call's parameters:
+  // `PKCS1:<hash>` or `PSS:<hash>:<saltLength>` (web_natives.rs rsa_padding).
+  function rsaPadding(name, hash, dict) {
+    if (name === 'RSASSA-PKCS1-v1_5') return `PKCS1:${hash}`;
     if (dict.saltLength === undefined) throw new TypeErrorCtor("RSA-PSS's saltLength is required");
+    // [EnforceRange] unsigned long.
     const saltLength = NumberCtor(dict.saltLength);
-    if (hash === 'SHA-1' || saltLength !== HASH_BYTES[hash]) throw notSupported(`RSA-PSS with ${hash} and a ${saltLength}-byte salt (SHA-256, SHA-384 or SHA-512 with a salt of the hash's length are)`);
-    return `RSA-PSS-${hash.replace('-', '')}`;
+    if (!NumberCtor.isFinite(saltLength) || saltLength < 0 || saltLength > 4294967295) throw new TypeErrorCtor("RSA-PSS's saltLength is out of range");
+    return `PSS:${hash}:${saltLength - (saltLength % 1)}`;
   }
 
   // ---- Private keys: PKCS #8 for ECDSA, Ed25519 and RSA -------------------------------------------
@@ -456,12 +457,12 @@
   function ed25519Pkcs8(seed) {
     return pkcs8Of(hexBytes(ED25519_ALGORITHM), derWrite(0x04, seed));
   }
-  // A private CryptoKey of `kind` (the native signer's: Ed25519, RSA; ECDSA keys are ecPrivateOf's)
-  // whose usages may be `possible`.
-  function privateKeyOf(kind, pkcs8, extractable, algorithm, usages, possible = ['sign']) {
+  // A private CryptoKey of `kind` (the native signer's: Ed25519; ECDSA keys are ecPrivateOf's, RSA
+  // keys rsaPrivateKey's).
+  function privateKeyOf(kind, pkcs8, extractable, algorithm, usages) {
     const publicKey = privateKey(kind, pkcs8);
     if (publicKey === null) throw dataError(`The key data is not a valid ${algorithm.name} private key`);
-    const allowed = checkUsages(usages, possible);
+    const allowed = checkUsages(usages, ['sign']);
     if (allowed.length === 0) throw usageError('A private key needs a usage');
     return makeKey('private', extractable, algorithm, allowed, { pkcs8, publicKey: new Uint8ArrayCtor(publicKey) });
   }
@@ -477,32 +478,40 @@
     }
     return parts;
   }
+  // An RSA private key from its PKCS #8 and its parts (rsaPrivateParts): the native side checks
+  // that the parts belong together and gives the public half.
   function rsaPrivateKey(name, hash, pkcs8, parts, extractable, usages) {
     const modulusLength = bitLength(parts.n);
-    // ring signs with keys of 2048 to 4096 bits (and reads the public half of every RSA private
-    // key); checked before any native work.
-    if (modulusLength < 2048 || modulusLength > 4096) throw notSupported(`An RSA private key of ${modulusLength} bits (2048 to 4096 are)`);
-    return privateKeyOf('RSA', pkcs8, extractable, { name, modulusLength, publicExponent: parts.e, hash: freeze({ name: hash }) }, usages,
-      rsaUsages(name, 'private'));
+    // web_rsa.rs RSA_BITS, checked before any native work.
+    if (modulusLength < 1024 || modulusLength > 8192) throw notSupported(`An RSA private key of ${modulusLength} bits (1024 to 8192 are)`);
+    const publicKey = rsa('public', rsaPkcs1(pkcs8));
+    if (publicKey === null) throw dataError(`The key data is not a valid ${name} private key`);
+    const allowed = checkUsages(usages, rsaUsages(name, 'private'));
+    if (allowed.length === 0) throw usageError('A private key needs a usage');
+    return makeKey('private', extractable, { name, modulusLength, publicExponent: parts.e, hash: freeze({ name: hash }) }, allowed,
+      { pkcs8, publicKey: new Uint8ArrayCtor(publicKey) });
   }
-  // generateKey for RSASSA-PKCS1-v1_5, RSA-PSS and RSA-OAEP: a native key of 2048, 3072 or 4096 bits
-  // with the exponent 65537 (what the generator makes).
+  // The RSAPrivateKey (PKCS #1) inside an RSA key's PKCS #8, what the native side reads.
+  const rsaPkcs1 = (pkcs8) => pkcs8Key(pkcs8, hexBytes(RSA_ALGORITHM), 'an RSA private key');
+  // generateKey for RSASSA-PKCS1-v1_5, RSA-PSS and RSA-OAEP: a native key of 1024 to 4096 bits
+  // (web_rsa.rs RSA_GENERATED_BITS: past that generating takes seconds of CPU) with the given
+  // public exponent (odd, at least 3, at most 32 bits: what the generator takes).
   function generateRsa(name, dict, extractable, keyUsages) {
     const hash = normalizeHash(dict.hash);
     if (dict.modulusLength === undefined || dict.publicExponent === undefined) throw new TypeErrorCtor("RSA's modulusLength and publicExponent are required");
     const modulusLength = NumberCtor(dict.modulusLength);
     const exponent = unsigned(copyBytes(dict.publicExponent, 'publicExponent'));
-    if (!equalBytes(exponent, hexBytes('010001'))) throw new DOMException('The RSA public exponent must be 65537', 'OperationError');
+    const e = exponent.reduce((value, byte) => value * 256 + byte, 0);
+    // What the generator takes (web_rsa.rs rsa_generate_pkcs1), checked with the parameters.
+    if (exponent.length > 4 || e < 3 || e % 2 === 0) throw new DOMException('The RSA public exponent must be odd, at least 3 and at most 32 bits', 'OperationError');
     const requested = checkUsages(keyUsages, [...rsaUsages(name, 'public'), ...rsaUsages(name, 'private')]);
     const privateUsages = requested.filter((u) => rsaUsages(name, 'private').includes(u));
     if (privateUsages.length === 0) throw usageError('A private key needs a usage');
-    if (modulusLength !== 2048 && modulusLength !== 3072 && modulusLength !== 4096) {
-      throw notSupported(`Generating an RSA key of ${modulusLength} bits (2048, 3072 and 4096 are)`);
-    }
-    const pkcs8 = rsa('generate', modulusLength);
-    if (pkcs8 === null) throw new DOMException('The RSA key could not be generated', 'OperationError');
-    const der = new Uint8ArrayCtor(pkcs8);
-    const parts = rsaPrivateParts(pkcs8Key(der, hexBytes(RSA_ALGORITHM), 'an RSA private key'));
+    if (!(modulusLength >= 1024 && modulusLength <= 4096)) throw notSupported(`Generating an RSA key of ${modulusLength} bits (1024 to 4096 are)`);
+    const pkcs1 = rsa('generate', modulusLength, e);
+    if (pkcs1 === null) throw new DOMException('The RSA key could not be generated', 'OperationError');
+    const der = pkcs8Of(hexBytes(RSA_ALGORITHM), new Uint8ArrayCtor(pkcs1));
+    const parts = rsaPrivateParts(rsaPkcs1(der));
     const privateKey = rsaPrivateKey(name, hash, der, parts, extractable, privateUsages);
     const publicUsages = requested.filter((u) => rsaUsages(name, 'public').includes(u));
     const publicKey = makeKey('public', true, keyParts(privateKey).algorithm, publicUsages, keyParts(privateKey).material.publicKey.slice());
@@ -520,14 +529,6 @@
     const jwk = { kty: 'RSA', alg: rsaAlg(algorithm.name, algorithm.hash.name) };
     for (const k of RSA_PRIVATE_PARTS) jwk[k] = base64url(parts[k]);
     return jwkBase(jwk);
-  }
-  // The native signer's RSA padding for this key and the call's parameters (see rsaVerifier).
-  function rsaPadding(name, hash, dict) {
-    if (name === 'RSASSA-PKCS1-v1_5') {
-      if (hash === 'SHA-1') throw notSupported('Signing with RSASSA-PKCS1-v1_5 and SHA-1 (SHA-256, SHA-384 and SHA-512 are)');
-      return `PKCS1-${hash.replace('-', '')}`;
-    }
-    return rsaVerifier(name, hash, dict).replace('RSA-', '');
   }
 
   // A PBKDF2 or HKDF key: raw secret bytes, never extractable, for deriving only.
@@ -839,7 +840,7 @@
       } else if (name === 'Ed25519') {
         signature = sign('Ed25519', '', parts.material.pkcs8, bytes);
       } else {
-        signature = sign('RSA', rsaPadding(name, parts.algorithm.hash.name, dict), parts.material.pkcs8, bytes);
+        signature = sign('RSA', rsaPadding(name, parts.algorithm.hash.name, dict), rsaPkcs1(parts.material.pkcs8), bytes);
       }
       if (signature === null) throw new DOMException('The signature could not be made', 'OperationError');
       return signature;
@@ -853,7 +854,7 @@
       if (name === 'HMAC') return hmac(parts.algorithm.hash.name, parts.material, bytes, sig);
       if (name === 'ECDSA') return verify(`ECDSA:${parts.algorithm.namedCurve}:${normalizeHash(dict.hash)}`, parts.material, bytes, sig);
       if (name === 'Ed25519') return verify('Ed25519', parts.material, bytes, sig);
-      if (RSA.includes(name)) return verify(rsaVerifier(name, parts.algorithm.hash.name, dict), parts.material, bytes, sig);
+      if (RSA.includes(name)) return verify(`RSA:${rsaPadding(name, parts.algorithm.hash.name, dict)}`, parts.material, bytes, sig);
       throw notSupported(`Verifying with ${name}`);
     },
     encrypt(algorithm, key, data) {
@@ -1025,11 +1026,11 @@
     if (name === 'RSA-OAEP') return oaepWith(encrypt, dict, parts, bytes);
     return name === 'AES-GCM' ? aesGcmWith(encrypt, dict, parts, bytes) : aesBlockWith(encrypt, name, dict, parts, bytes);
   }
-  // RSA-OAEP with the key's hash and the call's optional label: encrypting with the public key
-  // (as an SPKI, what the native side reads), decrypting with the private key's PKCS #8.
+  // RSA-OAEP with the key's hash and the call's optional label: encrypting with the public key's
+  // RSAPublicKey, decrypting with the private key's RSAPrivateKey.
   function oaepWith(encrypt, dict, parts, bytes) {
     const label = dict.label === undefined ? new Uint8ArrayCtor(0) : copyBytes(dict.label, 'label');
-    const key = encrypt ? new Uint8ArrayCtor(exportRsa('spki', parts.algorithm, parts.material)) : parts.material.pkcs8;
+    const key = encrypt ? parts.material : rsaPkcs1(parts.material.pkcs8);
     const out = rsa(encrypt ? 'encrypt' : 'decrypt', parts.algorithm.hash.name, key, bytes, label);
     if (out === null) throw new DOMException('The operation failed for an operation-specific reason', 'OperationError');
     return out;

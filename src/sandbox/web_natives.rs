@@ -6,6 +6,8 @@
 use sha1::Sha1;
 use sha2::{Digest, Sha256, Sha384, Sha512};
 
+use super::web_rsa;
+
 fn throw_type_error(scope: &mut v8::PinScope, message: &str) {
     if let Some(text) = v8::String::new(scope, message) {
         let error = v8::Exception::type_error(scope, text);
@@ -446,8 +448,8 @@ fn aes_gcm_other<C: GcmBlockCipher, N: aes::cipher::ArrayLength<u8>>(
 }
 
 /// Verifies a signature with a public key: `ECDSA:<curve>:<hash>` (see [`ecdsa_verify`]) takes a
-/// SEC1 point and a fixed-size (r ‖ s) signature, `Ed25519` a 32-byte key, `RSA-PKCS1-*` and
-/// `RSA-PSS-*` an RSAPublicKey in DER.
+/// SEC1 point and a fixed-size (r ‖ s) signature, `Ed25519` a 32-byte key, `RSA:<padding>` (see
+/// [`rsa_padding`]) an RSAPublicKey in DER.
 pub(crate) fn signature_verify(
     algorithm: &str,
     public_key: &[u8],
@@ -461,17 +463,14 @@ pub(crate) fn signature_verify(
         };
         return ecdsa_verify(curve, hash, public_key, data, signature);
     }
+    if let Some(padding) = algorithm.strip_prefix("RSA:") {
+        let Some((hash, padding)) = rsa_padding(padding) else {
+            return false;
+        };
+        return web_rsa::rsa_verify(public_key, hash, padding, data, signature);
+    }
     let algorithm: &dyn signature::VerificationAlgorithm = match algorithm {
         "Ed25519" => &signature::ED25519,
-        // RSA: an RSAPublicKey (PKCS #1 DER) of 2048 to 8192 bits (the JS side refuses others
-        // at import); PSS with a salt of the hash's length, the one ring verifies.
-        "RSA-PKCS1-SHA1" => &signature::RSA_PKCS1_2048_8192_SHA1_FOR_LEGACY_USE_ONLY,
-        "RSA-PKCS1-SHA256" => &signature::RSA_PKCS1_2048_8192_SHA256,
-        "RSA-PKCS1-SHA384" => &signature::RSA_PKCS1_2048_8192_SHA384,
-        "RSA-PKCS1-SHA512" => &signature::RSA_PKCS1_2048_8192_SHA512,
-        "RSA-PSS-SHA256" => &signature::RSA_PSS_2048_8192_SHA256,
-        "RSA-PSS-SHA384" => &signature::RSA_PSS_2048_8192_SHA384,
-        "RSA-PSS-SHA512" => &signature::RSA_PSS_2048_8192_SHA512,
         _ => return false,
     };
     signature::UnparsedPublicKey::new(algorithm, public_key)
@@ -479,12 +478,11 @@ pub(crate) fn signature_verify(
         .is_ok()
 }
 
-/// The kinds of private key `crypto.subtle` signs with through ring, each held as PKCS #8 DER:
-/// `Ed25519` (version 1 or 2) and `RSA` (an RSAPrivateKey of 2048 to 4096 bits, ring's range for
-/// signing keys). ECDSA keys are scalars ([`ecdsa_sign`]).
+/// The kind of private key `crypto.subtle` signs with through ring, held as PKCS #8 DER:
+/// `Ed25519` (version 1 or 2). ECDSA keys are scalars ([`ecdsa_sign`]), RSA keys RSAPrivateKeys
+/// ([`web_rsa::rsa_sign`]).
 enum PrivateKey {
     Ed25519(ring::signature::Ed25519KeyPair),
-    Rsa(ring::signature::RsaKeyPair),
 }
 
 impl PrivateKey {
@@ -496,41 +494,22 @@ impl PrivateKey {
             "Ed25519" => {
                 Self::Ed25519(signature::Ed25519KeyPair::from_pkcs8_maybe_unchecked(pkcs8).ok()?)
             }
-            "RSA" => Self::Rsa(signature::RsaKeyPair::from_pkcs8(pkcs8).ok()?),
             _ => return None,
         })
     }
 
-    /// The public half: 32 bytes of Ed25519, an RSAPublicKey in DER.
+    /// The public half: 32 bytes of Ed25519.
     fn public_key(&self) -> Vec<u8> {
         use ring::signature::KeyPair;
         match self {
             Self::Ed25519(key) => key.public_key().as_ref().to_vec(),
-            Self::Rsa(key) => key.public().as_ref().to_vec(),
         }
     }
 
-    /// The signature of `data` with `padding` (RSA's `PKCS1-SHA256`…, `PSS-SHA512`; ignored
-    /// for Ed25519). PSS's salt is random (ring's), so those signatures differ from call to call.
-    fn sign(&self, padding: &str, data: &[u8]) -> Option<Vec<u8>> {
-        use ring::signature;
-        let rng = ring::rand::SystemRandom::new();
+    /// The signature of `data`.
+    fn sign(&self, data: &[u8]) -> Vec<u8> {
         match self {
-            Self::Ed25519(key) => Some(key.sign(data).as_ref().to_vec()),
-            Self::Rsa(key) => {
-                let encoding: &'static dyn signature::RsaEncoding = match padding {
-                    "PKCS1-SHA256" => &signature::RSA_PKCS1_SHA256,
-                    "PKCS1-SHA384" => &signature::RSA_PKCS1_SHA384,
-                    "PKCS1-SHA512" => &signature::RSA_PKCS1_SHA512,
-                    "PSS-SHA256" => &signature::RSA_PSS_SHA256,
-                    "PSS-SHA384" => &signature::RSA_PSS_SHA384,
-                    "PSS-SHA512" => &signature::RSA_PSS_SHA512,
-                    _ => return None,
-                };
-                let mut out = vec![0u8; key.public().modulus_len()];
-                key.sign(encoding, &rng, data, &mut out).ok()?;
-                Some(out)
-            }
+            Self::Ed25519(key) => key.sign(data).as_ref().to_vec(),
         }
     }
 }
@@ -553,9 +532,10 @@ pub(crate) fn crypto_private_key(
 
 /// `cryptoSign(kind, padding, key, data)` → the signature as an ArrayBuffer, or null when the
 /// key or the padding is refused: `kind` `ECDSA:<curve>` with the hash as `padding` and the
-/// private scalar as `key` ([`ecdsa_sign`]), or a [`PrivateKey`] kind with its PKCS #8. The
-/// signer's time is this thread's CPU time, which the run's CPU budget counts; an RSA key is at
-/// most 4096 bits.
+/// private scalar as `key` ([`ecdsa_sign`]), `RSA` with [`rsa_padding`]'s text and an
+/// RSAPrivateKey ([`web_rsa::rsa_sign`]), or a [`PrivateKey`] kind with its PKCS #8. The signer's
+/// time is this thread's CPU time, which the run's CPU budget counts; an RSA key is at most 8192
+/// bits.
 pub(crate) fn crypto_sign(
     scope: &mut v8::PinScope,
     args: v8::FunctionCallbackArguments,
@@ -566,11 +546,27 @@ pub(crate) fn crypto_sign(
     let (Some(pkcs8), Some(data)) = (view_bytes(args.get(2)), view_bytes(args.get(3))) else {
         return throw_type_error(scope, "cryptoSign expects ArrayBufferViews");
     };
-    let signature = match kind.strip_prefix("ECDSA:") {
-        Some(curve) => ecdsa_sign(curve, &padding, &pkcs8, &data),
-        None => PrivateKey::parse(&kind, &pkcs8).and_then(|key| key.sign(&padding, &data)),
+    let signature = match (kind.strip_prefix("ECDSA:"), kind.as_str()) {
+        (Some(curve), _) => ecdsa_sign(curve, &padding, &pkcs8, &data),
+        (None, "RSA") => rsa_padding(&padding)
+            .and_then(|(hash, padding)| web_rsa::rsa_sign(&pkcs8, hash, padding, &data)),
+        (None, _) => PrivateKey::parse(&kind, &pkcs8).map(|key| key.sign(&data)),
     };
     return_bytes_or_null(scope, &mut rv, signature);
+}
+
+/// An RSA signature's padding and hash, written `PKCS1:<hash>` or `PSS:<hash>:<salt length>`.
+fn rsa_padding(text: &str) -> Option<(&str, web_rsa::RsaPadding)> {
+    let mut parts = text.split(':');
+    let (kind, hash) = (parts.next()?, parts.next()?);
+    let padding = match (kind, parts.next()) {
+        ("PKCS1", None) => web_rsa::RsaPadding::Pkcs1,
+        ("PSS", Some(salt)) => web_rsa::RsaPadding::Pss {
+            salt_len: salt.parse().ok()?,
+        },
+        _ => return None,
+    };
+    parts.next().is_none().then_some((hash, padding))
 }
 
 /// The operating system's random source as the RNG RustCrypto's signers take. It cannot report
@@ -854,71 +850,11 @@ pub(crate) fn crypto_agree(
     return_bytes_or_null(scope, &mut rv, out);
 }
 
-/// The RSA key sizes `crypto.subtle.generateKey` makes: generating takes seconds of CPU past 4096
-/// bits, in one native call the run's timeout cannot interrupt.
-const RSA_GENERATED_BITS: [(u32, aws_lc_rs::rsa::KeySize); 3] = [
-    (2048, aws_lc_rs::rsa::KeySize::Rsa2048),
-    (3072, aws_lc_rs::rsa::KeySize::Rsa3072),
-    (4096, aws_lc_rs::rsa::KeySize::Rsa4096),
-];
-
-/// A new RSA private key of `bits` (see [`RSA_GENERATED_BITS`]; exponent 65537) as PKCS #8,
-/// from AWS-LC's generator; None for another size.
-pub(crate) fn rsa_generate(bits: u32) -> Option<Vec<u8>> {
-    use aws_lc_rs::encoding::AsDer;
-    let (_, size) = RSA_GENERATED_BITS.iter().find(|(b, _)| *b == bits)?;
-    let key = aws_lc_rs::rsa::PrivateDecryptingKey::generate(*size).ok()?;
-    Some(key.as_der().ok()?.as_ref().to_vec())
-}
-
-fn oaep_algorithm(hash: &str) -> Option<&'static aws_lc_rs::rsa::OaepAlgorithm> {
-    use aws_lc_rs::rsa;
-    Some(match hash {
-        "SHA-1" => &rsa::OAEP_SHA1_MGF1SHA1,
-        "SHA-256" => &rsa::OAEP_SHA256_MGF1SHA256,
-        "SHA-384" => &rsa::OAEP_SHA384_MGF1SHA384,
-        "SHA-512" => &rsa::OAEP_SHA512_MGF1SHA512,
-        _ => return None,
-    })
-}
-
-/// RSA-OAEP with `hash` for the OAEP digest and MGF1 (as Web Crypto uses one hash for both) and
-/// `label`: encrypting with a public key given as an SPKI, or decrypting with a private key given
-/// as PKCS #8, of 2048 to 8192 bits (AWS-LC's range). None when the key is refused, the plaintext
-/// is too long for the key, or the ciphertext does not decrypt (one answer for every decryption
-/// failure, from AWS-LC's constant-time unpadding).
-pub(crate) fn rsa_oaep(
-    encrypt: bool,
-    hash: &str,
-    key: &[u8],
-    data: &[u8],
-    label: &[u8],
-) -> Option<Vec<u8>> {
-    use aws_lc_rs::rsa;
-    let algorithm = oaep_algorithm(hash)?;
-    // AWS-LC takes an empty label as no label, which is what OAEP's empty label means.
-    let label = (!label.is_empty()).then_some(label);
-    if encrypt {
-        let key = rsa::OaepPublicEncryptingKey::new(rsa::PublicEncryptingKey::from_der(key).ok()?)
-            .ok()?;
-        let mut out = vec![0u8; key.ciphertext_size()];
-        let written = key.encrypt(algorithm, data, &mut out, label).ok()?.len();
-        out.truncate(written);
-        Some(out)
-    } else {
-        let key =
-            rsa::OaepPrivateDecryptingKey::new(rsa::PrivateDecryptingKey::from_pkcs8(key).ok()?)
-                .ok()?;
-        let mut out = vec![0u8; key.min_output_size()];
-        let written = key.decrypt(algorithm, data, &mut out, label).ok()?.len();
-        out.truncate(written);
-        Some(out)
-    }
-}
-
-/// `cryptoRsa('generate', bits)` → a new key's PKCS #8, or null for a size it does not make;
+/// `cryptoRsa('generate', bits, exponent)` → a new RSAPrivateKey, or null (see
+/// [`web_rsa::rsa_generate_pkcs1`]); `cryptoRsa('public', rsaPrivateKey)` → its RSAPublicKey, or
+/// null when the key is malformed, inconsistent or of a size refused (see [`web_rsa::RSA_BITS`]);
 /// `cryptoRsa('encrypt' | 'decrypt', hash, key, data, label)` → RSA-OAEP's output, or null (see
-/// [`rsa_oaep`]). Inputs are bounded by the ArrayBuffer budget; the work is this thread's CPU
+/// [`web_rsa::rsa_oaep`]). Inputs are bounded by the ArrayBuffer budget; the work is this thread's CPU
 /// time, which the run's CPU budget counts.
 pub(crate) fn crypto_rsa(
     scope: &mut v8::PinScope,
@@ -929,7 +865,14 @@ pub(crate) fn crypto_rsa(
     let out = match operation.as_str() {
         "generate" => {
             let bits = args.get(1).uint32_value(scope).unwrap_or(0);
-            rsa_generate(bits)
+            let exponent = args.get(2).uint32_value(scope).unwrap_or(0);
+            web_rsa::rsa_generate_pkcs1(bits, exponent)
+        }
+        "public" => {
+            let Some(key) = view_bytes(args.get(1)) else {
+                return throw_type_error(scope, "cryptoRsa expects an ArrayBufferView");
+            };
+            web_rsa::rsa_public_of(&key)
         }
         "encrypt" | "decrypt" => {
             let hash = string_arg(scope, args.get(1));
@@ -940,7 +883,7 @@ pub(crate) fn crypto_rsa(
             ) else {
                 return throw_type_error(scope, "cryptoRsa expects ArrayBufferViews");
             };
-            rsa_oaep(operation == "encrypt", &hash, &key, &data, &label)
+            web_rsa::rsa_oaep(operation == "encrypt", &hash, &key, &data, &label)
         }
         _ => return throw_type_error(scope, "cryptoRsa: unknown operation"),
     };
@@ -1650,45 +1593,6 @@ mod tests {
         assert_eq!(ecdsa_sign("P-256", "SHA-256", &[0xffu8; 32], b"x"), None);
         assert_eq!(ecdsa_sign("P-224", "SHA-256", &[1u8; 28], b"x"), None);
         assert_eq!(agreement_public("P-521", &[0xffu8; 66]), None);
-    }
-
-    #[test]
-    fn rsa_oaep_round_trips_with_generated_keys_and_refuses_what_it_should() {
-        use aws_lc_rs::encoding::AsDer;
-        assert_eq!(rsa_generate(1024), None);
-        assert_eq!(rsa_generate(8192), None);
-        let pkcs8 = rsa_generate(2048).expect("a 2048-bit key");
-        let private = aws_lc_rs::rsa::PrivateDecryptingKey::from_pkcs8(&pkcs8).expect("PKCS #8");
-        assert_eq!(private.key_size_bits(), 2048);
-        let spki = private
-            .public_key()
-            .as_der()
-            .expect("SPKI")
-            .as_ref()
-            .to_vec();
-        for hash in ["SHA-1", "SHA-256", "SHA-384", "SHA-512"] {
-            let sealed = rsa_oaep(true, hash, &spki, b"payload", b"label").expect("encrypts");
-            assert_eq!(sealed.len(), 256);
-            // Randomized padding: encrypting again gives another ciphertext.
-            assert_ne!(
-                rsa_oaep(true, hash, &spki, b"payload", b"label"),
-                Some(sealed.clone())
-            );
-            assert_eq!(
-                rsa_oaep(false, hash, &pkcs8, &sealed, b"label"),
-                Some(b"payload".to_vec())
-            );
-            assert_eq!(rsa_oaep(false, hash, &pkcs8, &sealed, b"other"), None);
-            assert_eq!(rsa_oaep(false, hash, &pkcs8, &sealed[1..], b"label"), None);
-            let empty = rsa_oaep(true, hash, &spki, b"", b"").expect("an empty message");
-            assert_eq!(rsa_oaep(false, hash, &pkcs8, &empty, b""), Some(Vec::new()));
-        }
-        // The longest message is the key's size less twice the hash and two bytes.
-        assert!(rsa_oaep(true, "SHA-256", &spki, &[7u8; 190], b"").is_some());
-        assert_eq!(rsa_oaep(true, "SHA-256", &spki, &[7u8; 191], b""), None);
-        assert_eq!(rsa_oaep(true, "SHA-224", &spki, b"x", b""), None);
-        assert_eq!(rsa_oaep(true, "SHA-256", &pkcs8, b"x", b""), None);
-        assert_eq!(rsa_oaep(false, "SHA-256", &spki, &[0u8; 256], b""), None);
     }
 
     #[test]
