@@ -705,38 +705,16 @@ fn ecdsa_verify(curve: &str, hash: &str, point: &[u8], data: &[u8], signature: &
 /// scalar (32, 48 or 66 bytes, big-endian) and give an uncompressed point, `X25519` takes 32 bytes and gives
 /// 32. None for a scalar that is not a valid private key (zero, or not below the curve's order).
 fn agreement_public(kind: &str, private_key: &[u8]) -> Option<Vec<u8>> {
-    use p256::elliptic_curve::sec1::ToEncodedPoint;
     match kind {
-        "P-256" if private_key.len() == 32 => {
-            let secret = p256::SecretKey::from_slice(private_key).ok()?;
-            Some(
-                secret
-                    .public_key()
-                    .to_encoded_point(false)
-                    .as_bytes()
-                    .to_vec(),
-            )
-        }
-        "P-384" if private_key.len() == 48 => {
-            let secret = p384::SecretKey::from_slice(private_key).ok()?;
-            Some(
-                secret
-                    .public_key()
-                    .to_encoded_point(false)
-                    .as_bytes()
-                    .to_vec(),
-            )
-        }
-        "P-521" if private_key.len() == 66 => {
-            let secret = p521::SecretKey::from_slice(private_key).ok()?;
-            Some(
-                secret
-                    .public_key()
-                    .to_encoded_point(false)
-                    .as_bytes()
-                    .to_vec(),
-            )
-        }
+        "P-256" if private_key.len() == 32 => Some(uncompressed_point(
+            &p256::SecretKey::from_slice(private_key).ok()?.public_key(),
+        )),
+        "P-384" if private_key.len() == 48 => Some(uncompressed_point(
+            &p384::SecretKey::from_slice(private_key).ok()?.public_key(),
+        )),
+        "P-521" if private_key.len() == 66 => Some(uncompressed_point(
+            &p521::SecretKey::from_slice(private_key).ok()?.public_key(),
+        )),
         "X25519" => {
             let bytes: [u8; 32] = private_key.try_into().ok()?;
             let secret = x25519_dalek::StaticSecret::from(bytes);
@@ -786,31 +764,31 @@ fn agreement_secret(kind: &str, private_key: &[u8], public_key: &[u8]) -> Option
 /// An EC public point of `curve` (`P-256`, `P-384`, `P-521`) in SEC1 form, compressed or not, checked to
 /// be a point of the curve other than the identity, given back uncompressed; None otherwise.
 pub(crate) fn ec_public_point(curve: &str, point: &[u8]) -> Option<Vec<u8>> {
-    use p256::elliptic_curve::sec1::ToEncodedPoint;
     match curve {
-        "P-256" => Some(
-            p256::PublicKey::from_sec1_bytes(point)
-                .ok()?
-                .to_encoded_point(false)
-                .as_bytes()
-                .to_vec(),
-        ),
-        "P-384" => Some(
-            p384::PublicKey::from_sec1_bytes(point)
-                .ok()?
-                .to_encoded_point(false)
-                .as_bytes()
-                .to_vec(),
-        ),
-        "P-521" => Some(
-            p521::PublicKey::from_sec1_bytes(point)
-                .ok()?
-                .to_encoded_point(false)
-                .as_bytes()
-                .to_vec(),
-        ),
+        "P-256" => Some(uncompressed_point(
+            &p256::PublicKey::from_sec1_bytes(point).ok()?,
+        )),
+        "P-384" => Some(uncompressed_point(
+            &p384::PublicKey::from_sec1_bytes(point).ok()?,
+        )),
+        "P-521" => Some(uncompressed_point(
+            &p521::PublicKey::from_sec1_bytes(point).ok()?,
+        )),
         _ => None,
     }
+}
+
+/// A NIST curve's public key as an uncompressed SEC1 point (0x04 ‖ x ‖ y), the form the sandbox
+/// keeps and exports.
+fn uncompressed_point<C>(public: &p256::elliptic_curve::PublicKey<C>) -> Vec<u8>
+where
+    C: p256::elliptic_curve::CurveArithmetic,
+    p256::elliptic_curve::AffinePoint<C>: p256::elliptic_curve::sec1::FromEncodedPoint<C>
+        + p256::elliptic_curve::sec1::ToEncodedPoint<C>,
+    p256::elliptic_curve::FieldBytesSize<C>: p256::elliptic_curve::sec1::ModulusSize,
+{
+    use p256::elliptic_curve::sec1::ToEncodedPoint;
+    public.to_encoded_point(false).as_bytes().to_vec()
 }
 
 /// `cryptoEcPoint(curve, point)` → the point uncompressed, or null (see [`ec_public_point`]).
