@@ -66,13 +66,18 @@ impl RsaKey {
         RSA_BITS.contains(&key.bits()).then_some(key)
     }
 
-    /// An RSAPrivateKey, checked to be consistent (n = p·q, d inverts e, the CRT values).
+    /// An RSAPrivateKey. Its parts are checked to belong together once, when a key is imported
+    /// ([`rsa_public_of`]); signing and decrypting read the PKCS #1 the sandbox kept from then.
     fn private_from_pkcs1(der: &[u8]) -> Option<Self> {
         // SAFETY: `der` is a live slice of `der.len()` bytes that AWS-LC only reads.
-        let key =
-            Self::from_raw(unsafe { lc::RSA_private_key_from_bytes(der.as_ptr(), der.len()) })?;
-        // SAFETY: the key is a valid RSA object owned by `key`.
-        (unsafe { lc::RSA_check_key(key.0.as_ptr()) } == 1).then_some(key)
+        let raw = unsafe { lc::RSA_private_key_from_bytes(der.as_ptr(), der.len()) };
+        Self::from_raw(raw)
+    }
+
+    /// Whether the key is consistent (n = p·q, d inverts e, the CRT values).
+    fn is_consistent(&self) -> bool {
+        // SAFETY: the key is a valid RSA object owned by `self`.
+        unsafe { lc::RSA_check_key(self.0.as_ptr()) == 1 }
     }
 
     /// An RSAPublicKey.
@@ -84,6 +89,12 @@ impl RsaKey {
     fn bits(&self) -> u32 {
         // SAFETY: the key is a valid RSA object owned by `self`.
         unsafe { lc::RSA_bits(self.0.as_ptr()) }
+    }
+
+    /// The modulus's length in bytes: a signature's, and the most an OAEP operation writes.
+    fn size(&self) -> usize {
+        // SAFETY: the key is a valid RSA object owned by `self`.
+        unsafe { lc::RSA_size(self.0.as_ptr()) as usize }
     }
 
     /// The key as PKCS #1 DER: its RSAPrivateKey or, with `public`, its RSAPublicKey.
@@ -114,7 +125,11 @@ impl RsaKey {
 /// consistent; None otherwise.
 pub(crate) fn rsa_public_of(private_pkcs1: &[u8]) -> Option<Vec<u8>> {
     let _errors = ClearErrors;
-    RsaKey::private_from_pkcs1(private_pkcs1)?.to_pkcs1(true)
+    let key = RsaKey::private_from_pkcs1(private_pkcs1)?;
+    if !key.is_consistent() {
+        return None;
+    }
+    key.to_pkcs1(true)
 }
 
 /// A new RSAPrivateKey of `bits` (see [`RSA_GENERATED_BITS`]) with the public exponent
@@ -157,8 +172,7 @@ pub(crate) fn rsa_sign(
     let key = RsaKey::private_from_pkcs1(private_pkcs1)?;
     let (md, nid) = hash_of(hash)?;
     let digest = super::web_natives::digest_bytes(hash, data)?;
-    // SAFETY: the key is valid; RSA_size is its modulus length in bytes.
-    let size = unsafe { lc::RSA_size(key.0.as_ptr()) } as usize;
+    let size = key.size();
     let mut out = vec![0u8; size];
     // SAFETY: `out` has room for `size` bytes, the most either function writes; `digest` is a
     // live slice; the key and the static digest descriptor outlive the calls.
@@ -307,9 +321,7 @@ pub(crate) fn rsa_oaep(
     let (md, _) = hash_of(hash)?;
     let context = PkeyContext::new(&key)?;
     let ctx = context.ctx.as_ptr();
-    // SAFETY: the key is valid; RSA_size is its modulus length in bytes, the most either
-    // operation writes.
-    let size = unsafe { lc::RSA_size(key.0.as_ptr()) } as usize;
+    let size = key.size();
     // SAFETY: `ctx` is a live context over the key; the digest descriptor is static; the label's
     // copy is allocated with OPENSSL_malloc and handed to the context, which frees it (or freed
     // here when the context refuses it); `data` and `out` are live slices of the lengths given.
