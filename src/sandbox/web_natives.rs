@@ -1373,6 +1373,12 @@ const WEB_CRYPTO: &str = include_str!("web_crypto.js");
 /// where it added about 0.06 ms to every fresh isolate (measured with `measureFloors`).
 const WEB_CLONE: &str = include_str!("web_clone.js");
 
+/// URL, Headers, Request, Response, fetch, Blob, FormData and the other globals of web_net.js's
+/// accessors. Out of the snapshot for the same reason as the streams: deserializing them was about
+/// 2% of the instructions a fresh isolate costs (`bench/scenarios/instructions.js`), and their
+/// first use is a third cheaper from the code cache than compiled lazily from the snapshot.
+const WEB_NET_GLOBALS: &str = include_str!("web_net_globals.js");
+
 /// `deflateBound(n)` → the size of the output buffer `deflate` needs for `n` input bytes.
 pub(crate) fn zlib_deflate_bound(
     scope: &mut v8::PinScope,
@@ -1386,15 +1392,16 @@ pub(crate) fn zlib_deflate_bound(
 /// V8's code for each script `loadScript` compiles, made once per process: the first isolate
 /// that needs a script compiles all of it (eagerly) and keeps the code cache; later isolates
 /// deserialize that instead of compiling on first use (measured: compiling structuredClone's
-/// algorithm lazily cost a run about 0.5 ms). Three entries of our own code, never program text.
-static SCRIPT_CODE: [std::sync::OnceLock<Vec<u8>>; 3] = [
+/// algorithm lazily cost a run about 0.5 ms). Four entries of our own code, never program text.
+static SCRIPT_CODE: [std::sync::OnceLock<Vec<u8>>; 4] = [
+    std::sync::OnceLock::new(),
     std::sync::OnceLock::new(),
     std::sync::OnceLock::new(),
     std::sync::OnceLock::new(),
 ];
 
 /// `loadScript(name)` → the function `web_streams.js` (`"streams"`), `web_crypto.js`
-/// (`"crypto"`) or `web_clone.js` (`"clone"`) evaluates to; the caller calls it once per
+/// (`"crypto"`), `web_clone.js` (`"clone"`) or `web_net_globals.js` (`"net"`) evaluates to; the caller calls it once per
 /// isolate. A compile or run failure leaves V8's exception pending for the caller.
 pub(crate) fn load_script(
     scope: &mut v8::PinScope,
@@ -1406,6 +1413,7 @@ pub(crate) fn load_script(
         "streams" => (WEB_STREAMS, &SCRIPT_CODE[0]),
         "crypto" => (WEB_CRYPTO, &SCRIPT_CODE[1]),
         "clone" => (WEB_CLONE, &SCRIPT_CODE[2]),
+        "net" => (WEB_NET_GLOBALS, &SCRIPT_CODE[3]),
         _ => return throw_type_error(scope, "loadScript: unknown script"),
     };
     let Some(source) = v8::String::new(scope, text) else {
