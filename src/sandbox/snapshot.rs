@@ -186,7 +186,8 @@ fn build(
     let web = run_factory(tc, WEB, Compile::Eager, &natives)
         .map_err(|e| fail(&format!("web.js: {e}")))?;
     // web_net.js builds its globals on first use (see there); compiling it eagerly would put
-    // bytecode that most runs never execute into every isolate.
+    // bytecode that most runs never execute into every isolate (measured: a fresh isolate costs
+    // 1.7% more instructions, a run's first URL 4% fewer).
     run_factory(tc, WEB_NET, Compile::Lazy, &natives)
         .map_err(|e| fail(&format!("web_net.js: {e}")))?;
     let helpers = v8::Object::new(tc);

@@ -231,7 +231,7 @@
   install('structuredClone', function structuredClone(value, options) {
     if (arguments.length === 0) throw new TypeErrorCtor("Failed to execute 'structuredClone': 1 argument required, but only 0 present.");
     if (cloneImpl === null) {
-      cloneImpl = natives.loadScript('clone')({
+      cloneImpl = natives.loadScript('clone', {
         TYPED_ARRAYS, DOMException, ErrorCtor, TypeErrorCtor, NumberCtor, StringCtor, DateCtor, MapCtor, Uint8ArrayCtor,
         ReflectApply, defineProperty, getPrototypeOf, isView, branded, mapGet, mapSet, bufferByteLength, typedArrayTag,
         typedArraySet, ObjectPrototype, ObjectKeys, isArray, ArrayCtor, ArrayBufferCtor, DataViewCtor, SetCtor, RegExpCtor,
@@ -593,7 +593,7 @@
   const MathCeil = Math.ceil;
   function loadCrypto() {
     if (webCrypto === null) {
-      webCrypto = natives.loadScript('crypto')({
+      webCrypto = natives.loadScript('crypto', {
         DOMException, TypeError: TypeErrorCtor, String: StringCtor, Number: NumberCtor, Uint8Array: Uint8ArrayCtor,
         freeze: ObjectFreeze, isArray, bytesOf, codec, ReflectApply, Symbol: SymbolCtor, SymbolIterator: SymbolIteratorKey,
         SymbolToStringTag: SymbolTagKey, MathCeil, Set: SetCtor,

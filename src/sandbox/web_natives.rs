@@ -1389,10 +1389,23 @@ pub(crate) fn zlib_deflate_bound(
     rv.set_double(deflate_bound(n) as f64);
 }
 
-/// V8's code for each script `loadScript` compiles, made once per process: the first isolate
-/// that needs a script compiles all of it (eagerly) and keeps the code cache; later isolates
-/// deserialize that instead of compiling on first use (measured: compiling structuredClone's
-/// algorithm lazily cost a run about 0.5 ms). Four entries of our own code, never program text.
+/// When the code cache of a script `loadScript` compiles is made.
+#[derive(Clone, Copy, PartialEq)]
+enum CachePolicy {
+    /// The first isolate compiles every function of the script and caches all of it: for scripts
+    /// whose functions runs call after loading (compiling structuredClone's algorithm lazily in
+    /// every isolate cost a run about 0.5 ms).
+    Everything,
+    /// The first isolate compiles lazily and caches what the script's function compiled once it
+    /// has been called: for a script whose call does most of the work (installing globals) and
+    /// whose other functions a run calls few of. Deserializing every function of
+    /// web_net_globals.js cost a run's first URL about 1 ms, more than compiling the few it uses.
+    AfterCall,
+}
+
+/// V8's code for each script `loadScript` compiles, made once per process by the first isolate
+/// that loads it (see [`CachePolicy`]); later isolates deserialize it instead of compiling.
+/// Four entries of our own code, never program text.
 static SCRIPT_CODE: [std::sync::OnceLock<Vec<u8>>; 4] = [
     std::sync::OnceLock::new(),
     std::sync::OnceLock::new(),
@@ -1400,46 +1413,67 @@ static SCRIPT_CODE: [std::sync::OnceLock<Vec<u8>>; 4] = [
     std::sync::OnceLock::new(),
 ];
 
-/// `loadScript(name)` → the function `web_streams.js` (`"streams"`), `web_crypto.js`
-/// (`"crypto"`), `web_clone.js` (`"clone"`) or `web_net_globals.js` (`"net"`) evaluates to; the caller calls it once per
-/// isolate. A compile or run failure leaves V8's exception pending for the caller.
+/// `loadScript(name, ...args)` → what the function that `web_streams.js` (`"streams"`),
+/// `web_crypto.js` (`"crypto"`), `web_clone.js` (`"clone"`) or `web_net_globals.js` (`"net"`)
+/// evaluates to returns for `args`; the caller loads each script once per isolate. A compile
+/// or run failure leaves V8's exception pending for the caller.
 pub(crate) fn load_script(
     scope: &mut v8::PinScope,
     args: v8::FunctionCallbackArguments,
     mut rv: v8::ReturnValue<v8::Value>,
 ) {
     use v8::script_compiler::{CachedData, CompileOptions, NoCacheReason, Source};
-    let (text, slot) = match string_arg(scope, args.get(0)).as_str() {
-        "streams" => (WEB_STREAMS, &SCRIPT_CODE[0]),
-        "crypto" => (WEB_CRYPTO, &SCRIPT_CODE[1]),
-        "clone" => (WEB_CLONE, &SCRIPT_CODE[2]),
-        "net" => (WEB_NET_GLOBALS, &SCRIPT_CODE[3]),
+    let (text, slot, policy) = match string_arg(scope, args.get(0)).as_str() {
+        "streams" => (WEB_STREAMS, &SCRIPT_CODE[0], CachePolicy::Everything),
+        "crypto" => (WEB_CRYPTO, &SCRIPT_CODE[1], CachePolicy::Everything),
+        "clone" => (WEB_CLONE, &SCRIPT_CODE[2], CachePolicy::Everything),
+        "net" => (WEB_NET_GLOBALS, &SCRIPT_CODE[3], CachePolicy::AfterCall),
         _ => return throw_type_error(scope, "loadScript: unknown script"),
     };
     let Some(source) = v8::String::new(scope, text) else {
         return throw_type_error(scope, "loadScript: the script could not be loaded");
     };
     let cached = slot.get();
-    let (mut source, options) = match cached {
-        Some(bytes) => (
+    let (mut source, options) = match (cached, policy) {
+        (Some(bytes), _) => (
             Source::new_with_cached_data(source, None, CachedData::new(bytes)),
             CompileOptions::ConsumeCodeCache,
         ),
-        None => (Source::new(source, None), CompileOptions::EagerCompile),
+        (None, CachePolicy::Everything) => {
+            (Source::new(source, None), CompileOptions::EagerCompile)
+        }
+        (None, CachePolicy::AfterCall) => {
+            (Source::new(source, None), CompileOptions::NoCompileOptions)
+        }
     };
     let Some(script) =
         v8::script_compiler::compile(scope, &mut source, options, NoCacheReason::NoReason)
     else {
         return;
     };
-    if cached.is_none() {
+    let cache = |scope: &mut v8::PinScope| {
         if let Some(data) = script.get_unbound_script(scope).create_code_cache() {
             let _ = slot.set(data.to_vec());
         }
+    };
+    if cached.is_none() && policy == CachePolicy::Everything {
+        cache(scope);
     }
-    if let Some(factory) = script.run(scope) {
-        rv.set(factory);
+    let Some(factory) = script.run(scope) else {
+        return;
+    };
+    let Ok(factory) = v8::Local::<v8::Function>::try_from(factory) else {
+        return throw_type_error(scope, "loadScript: the script is not a function");
+    };
+    let factory_args: Vec<v8::Local<v8::Value>> = (1..args.length()).map(|i| args.get(i)).collect();
+    let undefined = v8::undefined(scope).into();
+    let Some(loaded) = factory.call(scope, undefined, &factory_args) else {
+        return;
+    };
+    if cached.is_none() && policy == CachePolicy::AfterCall {
+        cache(scope);
     }
+    rv.set(loaded);
 }
 
 #[cfg(test)]

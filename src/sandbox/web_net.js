@@ -168,8 +168,7 @@
   };
   const materializeStreams = lazyGroup(STREAM_NAMES, () => {
     materialize();
-    const factory = natives.loadScript('streams');
-    streams = factory(streamIntrinsics, netParts);
+    streams = natives.loadScript('streams', streamIntrinsics, netParts);
     for (const [name, value] of streams.globals) {
       defineProperty(global, name, { value, writable: true, enumerable: false, configurable: true });
     }
@@ -184,7 +183,7 @@
   // returns what the streams need from it. Its `fetch` reads the run's configuration from
   // `natives.outbound`, which prepareRun sets.
   function installNet() {
-    netParts = natives.loadScript('net')({
+    netParts = natives.loadScript('net', {
       global, natives, defineProperty, ReflectApply, StringCtor, NumberCtor, ErrorCtor, TypeErrorCtor,
       RangeErrorCtor, SymbolIterator, Uint8ArrayCtor, isView, jsonParse, jsonStringify, bufferByteLength,
       codec, encoder, decoder, DOMExceptionCtor, setTimeoutFn, structuredCloneFn, freeze, SymbolCtor,
