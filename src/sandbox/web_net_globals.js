@@ -642,6 +642,7 @@
     AbortController,
     AbortSignal,
     isSignal: (value) => isSignal(value),
+    concatChunks,
     zlib: {
       deflate: natives.deflate,
       deflateBound: natives.deflateBound,

@@ -9,7 +9,7 @@
 // lives on the isolate's heap, under the run's memory bound.
 (function streams(intrinsics, net) {
   'use strict';
-  const { AbortController, isSignal, zlib } = net;
+  const { AbortController, isSignal, concatChunks, zlib } = net;
   const notThis = (method) => new TypeErrorCtor(`Failed to execute '${method}' on 'ReadableStream': Illegal invocation`);
   const { defineProperty, getPrototypeOf, create: objectCreate } = intrinsics.Object;
   const ReflectApply = intrinsics.ReflectApply;
@@ -2255,13 +2255,7 @@
         chunks.push(value);
         total += value.byteLength;
       }
-      const out = new Uint8ArrayCtor(total);
-      let at = 0;
-      for (const chunk of chunks) {
-        out.set(chunk, at);
-        at += chunk.byteLength;
-      }
-      return out;
+      return concatChunks(chunks, total);
     }
     // A stream that is already disturbed, closed and locked (a body read before its stream was
     // asked for: the read that used it up kept its reader).
