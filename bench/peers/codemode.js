@@ -18,12 +18,13 @@ const { dispatchJson, hostTools, TOOL_NAMES } = require('../workloads.js');
 const ROOT = path.resolve(__dirname, '..', '..');
 
 // The addon may be rebuilt under us (it is replaced on disk); a load that fails while the file
-// is being written is retried a few times before giving up.
-function loadPackage() {
+// is being written is retried a few times before giving up. `root`: the checkout to load (its
+// package.json, lib/ and built addon), this one by default.
+function loadPackage(root = ROOT) {
   let lastError;
   for (let attempt = 0; attempt < 10; attempt++) {
     try {
-      return require(ROOT);
+      return require(root);
     } catch (error) {
       lastError = error;
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 3000);
@@ -80,9 +81,9 @@ function unwrap(out) {
   return out.result;
 }
 
-// options: { isolation?: 'thread' | 'process', form?: 'native' | 'cloudflare', workers? }
+// options: { isolation?: 'thread' | 'process', form?: 'native' | 'cloudflare', workers?, root? }
 async function create(options = {}) {
-  const { IsolateExecutor } = loadPackage();
+  const { IsolateExecutor } = loadPackage(options.root);
   const executorOptions = {};
   if (options.isolation !== undefined) executorOptions.isolation = options.isolation;
   if (options.workers !== undefined) executorOptions.workers = options.workers;

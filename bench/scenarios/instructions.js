@@ -51,29 +51,11 @@ async function child(subject, workload, runs, lib) {
   }
   const { workloads } = require('../workloads.js');
   const { code, expected } = { ...workloads(1), ...EXTRA_WORKLOADS }[workload];
-  let peer;
-  if (subject.startsWith('codemode-')) {
-    // The checkout under test, as bench/peers/codemode.js builds it (one worker: runs are
-    // sequential here anyway, and valgrind serializes threads).
-    const { IsolateExecutor } = require(path.join(lib, 'lib', 'index.js'));
-    const { dispatchJson, hostTools, TOOL_NAMES } = require('../workloads.js');
-    const cloudflare = subject === 'codemode-cloudflare';
-    const executor = new IsolateExecutor({ isolation: cloudflare ? 'thread' : subject.slice('codemode-'.length), workers: 1 });
-    const providers = [{ name: 'tools', tools: TOOL_NAMES }];
-    const dispatch = (provider, tool, argsJson) => dispatchJson(tool, argsJson);
-    const unwrap = (out) => {
-      if (out.error !== undefined) throw new Error(out.error);
-      return out.result;
-    };
-    peer = {
-      execute: cloudflare
-        ? (text) => executor.execute(text, [{ name: 'tools', fns: hostTools }]).then(unwrap)
-        : (text) => executor.execute({ code: text, providers, dispatch }).then(unwrap),
-      dispose: () => executor.dispose(),
-    };
-  } else {
-    peer = await require('../peers/index.js').createPeer(subject);
-  }
+  // Our executor from the checkout under test, with one worker (runs are sequential here, and
+  // valgrind runs threads one at a time); the Cloudflare form in 'thread' isolation.
+  const overrides = subject.startsWith('codemode-') ? { root: lib, workers: 1 } : {};
+  if (subject === 'codemode-cloudflare') overrides.isolation = 'thread';
+  const peer = await require('../peers/index.js').createPeer(subject, overrides);
   for (let i = 0; i < runs; i++) {
     const value = await peer.execute(code);
     if (JSON.stringify(value) !== JSON.stringify(expected)) {
@@ -129,8 +111,8 @@ async function main() {
   }
   const rows = [];
   for (const subject of subjects) {
-    const peer = !subject.startsWith('codemode-') && subject !== 'isolate';
-    const names = subject === 'isolate' ? ['fresh isolate'] : workloadNames.filter((name) => !(peer && name in EXTRA_WORKLOADS));
+    const lacksWebGlobals = !subject.startsWith('codemode-') && subject !== 'isolate';
+    const names = subject === 'isolate' ? ['fresh isolate'] : workloadNames.filter((name) => !(lacksWebGlobals && name in EXTRA_WORKLOADS));
     for (const workload of names) {
       const low = count(subject, workload, lo, lib);
       const high = count(subject, workload, hi, lib);
