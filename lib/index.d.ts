@@ -30,10 +30,12 @@ export interface IsolateExecutorOptions {
    */
   overflowWorkers?: number
   /**
-   * Threads (per engine process) that each hold a warm isolate for the next run, so a worker
-   * that has answered hands its place on at once instead of building its next isolate first.
-   * They add no concurrency: at most `workers` runs at once (plus overflow workers). They pay
-   * where cores stay free while runs come back to back; see the bounds guide. Default 0.
+   * The most standby threads (per engine process): threads the pool starts on demand, each
+   * holding a warm isolate for the next run, so a worker that has answered hands its place on
+   * at once instead of making the next run wait while it builds its next isolate. One starts
+   * when a run waits for an isolate while a core is free; one that waits 1 s unused leaves.
+   * They add no concurrency: at most `workers` runs at once (plus overflow workers). About
+   * 2 MB each while waiting; see the bounds guide. Default 4; 0 turns them off.
    */
   standbyIsolates?: number
   /** Runs waiting for a worker; one more rejects at once with ERR_QUEUE_FULL. Default 10 000. */

@@ -68,14 +68,12 @@ pub struct Limits {
     /// runaways or slow tools. The long runs drop to the lowest priority, and an extra worker
     /// leaves once idle. Each can hold a run's memory, so this bounds what admission may cost.
     pub overflow_workers: usize,
-    /// Threads beyond `workers` that each hold a warm isolate and wait for a worker's place:
-    /// a worker that has answered its run gives its place to one of them at once, instead of
-    /// making the next run wait while it builds its own next isolate. They never add
-    /// concurrency (at most `workers` runs at once, plus admission's extras). Their isolates
-    /// are empty, a few MiB each, inside the engine baseline of `process_memory_cap`. Off by
-    /// default: they pay only where a core is free while a worker builds its isolate (measured
-    /// on 2 cores, back to back, 4 of them: median 0.72 -> 0.53 ms, p90 1.35 -> 1.6 ms, mean
-    /// unchanged; an executor's first run 2.3 -> 4.3 ms while they build theirs).
+    /// The most standby threads: threads beyond `workers`, started on demand, that each hold a
+    /// warm isolate and wait for a worker's place, so the next run need not wait while the
+    /// worker that answered builds its next isolate (`pool/standby.rs` says when one starts and
+    /// leaves). They never add concurrency (at most `workers` runs at once, plus admission's
+    /// extras). Their isolates are empty, about 2 MiB each, inside the engine baseline of
+    /// `process_memory_cap`.
     pub standby_isolates: usize,
     /// How long every worker must have been held by its run before an extra worker is started
     /// for a queued run. An engine process uses zero: its host has waited already.
@@ -185,7 +183,7 @@ impl Default for Limits {
                 .map(|n| n.get())
                 .unwrap_or(2),
             overflow_workers: 8,
-            standby_isolates: 0,
+            standby_isolates: 4,
             overflow_after: Duration::from_millis(250),
             max_retained: 64,
             retained_idle: Duration::from_secs(60),
@@ -218,12 +216,6 @@ impl Limits {
         self.heap_bytes = mb * MIB;
         self.array_buffer_bytes = mb * MIB;
         self.max_array_like_length = array_like_cap(self.heap_bytes);
-    }
-
-    /// The threads a pool serves its queue with when no extra worker is running: the workers
-    /// and the standby threads that take their places.
-    pub fn base_threads(&self) -> usize {
-        self.workers + self.standby_isolates
     }
 
     /// The resident-memory cap of one engine process: the explicit setting, or room for every
@@ -440,7 +432,7 @@ pub const BOUNDS: &[Bound] = &[
         scope: Scope::Executor,
         get: |l| l.standby_isolates as f64,
         set: Some(|l, v| l.standby_isolates = v as usize),
-        doc: "threads holding a warm isolate for the next run while a worker builds its own (per engine process; no added concurrency)",
+        doc: "most threads started on demand to hold a warm isolate for the next run while a worker builds its own (per engine process; no added concurrency)",
     },
     Bound {
         name: "maxQueue",

@@ -108,28 +108,44 @@ function workerNices() {
   return out;
 }
 
-test('worker threads run at the workerNice priority (default 0, the host\'s own)', async () => {
+test('worker threads run at the workerNice priority (default 0, the host\'s own), standby threads too', async () => {
+  const cores = require('node:os').availableParallelism();
   for (const [options, expected] of [[{}, 0], [{ workerNice: 5 }, 5], [{ workerNice: 19 }, 19]]) {
-    const ex = new IsolateExecutor({ isolation: 'thread', workers: 2, standbyIsolates: 4, ...options });
+    const ex = new IsolateExecutor({ isolation: 'thread', workers: 2, ...options });
     try {
       assert.equal((await ex.execute({ code: 'async () => 1' })).result, 1);
       assert.equal(ex.bounds.workerNice, expected);
-      // A thread names itself (and sets its priority) when it starts: wait for all of them, the
-      // two workers and the four standby threads.
-      for (let i = 0; i < 100 && workerNices().size < 6; i++) await new Promise((r) => setTimeout(r, 10));
-      assert.deepEqual([...workerNices().values()], Array(6).fill(expected));
+      // A thread names itself (and sets its priority) when it starts: wait for both workers.
+      for (let i = 0; i < 100 && workerNices().size < 2; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.deepEqual([...workerNices().values()], Array(2).fill(expected));
     } finally {
       await ex.dispose();
     }
+  }
+  // Standby threads are started on demand by the watchdog's thread (not by the host's thread
+  // that queued the run): back-to-back runs on one worker start them where a core is free.
+  const ex = new IsolateExecutor({ isolation: 'thread', workers: 1, standbyIsolates: 4, workerNice: 7 });
+  try {
+    let most = new Map();
+    for (let i = 0; i < 200; i++) {
+      await ex.execute({ code: 'async () => 1' });
+      const now = workerNices();
+      if (now.size > most.size) most = now;
+    }
+    if (cores >= 2) assert.ok(most.size >= 2, `no standby thread started for 200 back-to-back runs on ${cores} cores`);
+    assert.ok(most.size <= 5, `${most.size} threads for one worker and at most four standby threads`);
+    assert.deepEqual([...most.values()], Array(most.size).fill(7));
+  } finally {
+    await ex.dispose();
   }
   assert.throws(() => new IsolateExecutor({ workerNice: 20 }), { code: 'ERR_INVALID_ARGUMENT' });
 });
 
 // Runs `code` on a one-worker pool, sampling the worker threads' nice values every 10 ms while
-// it runs (the run is on its own thread, so this event loop stays free). No standby threads (the
-// default): one thread runs everything, so its priority can be followed.
+// it runs (the run is on its own thread, so this event loop stays free). No standby threads:
+// one thread runs everything, so its priority can be followed.
 async function sampleNices(code, options = {}) {
-  const ex = new IsolateExecutor({ isolation: 'thread', workers: 1, ...options });
+  const ex = new IsolateExecutor({ isolation: 'thread', workers: 1, standbyIsolates: 0, ...options });
   try {
     assert.equal((await ex.execute({ code: 'async () => 0' })).result, 0);
     for (let i = 0; i < 100 && workerNices().size < 1; i++) await new Promise((r) => setTimeout(r, 10));
@@ -168,13 +184,12 @@ test('short runs, and runs that mostly wait, keep their worker and its priority;
   assert.equal(waiting.out.result, 'waited');
   assert.deepEqual(waiting.after, waiting.before, 'a run awaiting a timer for 300 ms was lowered or replaced');
   assert.deepEqual([...waiting.after.values()], [0]);
-  const ex = new IsolateExecutor({ isolation: 'thread', workers: 1, standbyIsolates: 4 });
+  const ex = new IsolateExecutor({ isolation: 'thread', workers: 2, standbyIsolates: 0 });
   try {
     assert.equal((await ex.execute({ code: 'async () => 0' })).result, 0);
-    // The worker and the four standby threads, all named.
-    for (let i = 0; i < 100 && workerNices().size < 5; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 100 && workerNices().size < 2; i++) await new Promise((r) => setTimeout(r, 10));
     const before = workerNices();
-    assert.equal(before.size, 5);
+    assert.equal(before.size, 2);
     for (let i = 0; i < 20; i++) {
       assert.equal((await ex.execute({ code: 'async () => { await new Promise((r) => setTimeout(r, 5)); return 1; }' })).result, 1);
     }
@@ -218,15 +233,27 @@ function workerCpu(pid) {
   return out;
 }
 
-test('standbyIsolates (default 0) add no concurrency: with one worker and four standby threads, runs never overlap', async () => {
+// Back-to-back trivial runs: each answer is awaited before the next run is queued.
+async function backToBack(ex, runs) {
+  for (let i = 0; i < runs; i++) assert.equal((await ex.execute({ code: 'async () => 1' })).result, 1);
+}
+
+// Worker threads (named codemode-worker-*) of process `pid` now.
+function workerThreads(pid) {
+  return workerCpu(pid).size;
+}
+
+test('standbyIsolates (default 4) add no concurrency: with one worker and standby threads started, runs never overlap', async () => {
   const plain = new IsolateExecutor({ isolation: 'thread' });
-  assert.equal(plain.bounds.standbyIsolates, 0);
+  assert.equal(plain.bounds.standbyIsolates, 4);
   await plain.dispose();
   // In 'thread' isolation this is the pool's places (slots.rs) alone; in 'process' the host
   // also hands an engine no more runs than its workers.
   const ex = new IsolateExecutor({ workers: 1, standbyIsolates: 4, overflowWorkers: 0 });
   try {
     assert.equal(ex.bounds.standbyIsolates, 4);
+    // Standby threads start while runs come back to back (where a core is free).
+    await backToBack(ex, 100);
     let inside = 0;
     let most = 0;
     const dispatch = async (provider, tool) => {
@@ -249,26 +276,61 @@ test('standbyIsolates (default 0) add no concurrency: with one worker and four s
   assert.throws(() => new IsolateExecutor({ standbyIsolates: 65 }), { code: 'ERR_INVALID_ARGUMENT' });
 });
 
-test('standby threads take runs: back-to-back runs on one worker are served by several threads, and by one without them', async () => {
+test('standby threads start on demand and take runs: back-to-back runs on one worker are served by several threads, by one without them, and the extra threads leave once runs stop', async () => {
   // A thread that has answered gives its place to a standby thread (its isolate already built)
   // while it builds its next isolate, so the runs rotate over the threads; with
   // standbyIsolates: 0 one thread serves them all.
+  const cores = require('node:os').availableParallelism();
   const served = async (standbyIsolates) => {
     const ex = new IsolateExecutor({ workers: 1, standbyIsolates });
     try {
+      // (The first run may itself start one: it waits while the worker builds its first isolate.)
       await ex.execute({ code: 'async () => 0' });
       const pid = ex.stats().enginePids?.[0] ?? process.pid;
-      // Every thread has built its first isolate.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // A standby thread that waits 1 s for a place leaves (STANDBY_IDLE).
+      const settle = async () => {
+        let threads = workerThreads(pid);
+        for (let i = 0; i < 40 && threads > 1; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          threads = workerThreads(pid);
+        }
+        return threads;
+      };
+      assert.equal(await settle(), 1, 'a standby thread stayed with no run coming');
       const before = workerCpu(pid);
       for (let i = 0; i < 300; i++) await ex.execute({ code: 'async () => { let s = 0; for (let i = 0; i < 20000; i++) s += i; return s; }' });
       const after = workerCpu(pid);
-      return [...after].filter(([tid, ticks]) => ticks > (before.get(tid) ?? 0)).length;
+      const serving = [...after].filter(([tid, ticks]) => ticks > (before.get(tid) ?? 0)).length;
+      return { serving, threads: after.size, left: await settle() };
     } finally {
       await ex.dispose();
     }
   };
   const withStandby = await served(4);
-  assert.ok(withStandby >= 3, `${withStandby} threads served 300 back-to-back runs with 4 standby threads`);
-  assert.equal(await served(0), 1);
+  if (cores >= 2) assert.ok(withStandby.serving >= 2, `${withStandby.serving} threads served 300 back-to-back runs with up to 4 standby threads`);
+  assert.ok(withStandby.threads <= 5, `${withStandby.threads} threads for one worker and four standby threads`);
+  assert.equal(withStandby.left, 1, 'the standby threads did not leave after the runs stopped');
+  const without = await served(0);
+  assert.deepEqual([without.serving, without.threads], [1, 1]);
+});
+
+test('no standby thread starts while no core is free: one worker, back-to-back runs, the process held to one core', async () => {
+  const { spawnSync } = require('node:child_process');
+  const { LIB } = require('../helpers.js');
+  const source = `
+    const { IsolateExecutor } = require(${JSON.stringify(LIB)});
+    const fs = require('node:fs');
+    const threads = () => fs.readdirSync('/proc/self/task').filter((t) => {
+      try { return fs.readFileSync('/proc/self/task/' + t + '/comm', 'utf8').startsWith('codemode-worker'); } catch { return false; }
+    }).length;
+    (async () => {
+      const ex = new IsolateExecutor({ isolation: 'thread', workers: 1, standbyIsolates: 4 });
+      let most = 0;
+      for (let i = 0; i < 200; i++) { await ex.execute({ code: 'async () => 1' }); most = Math.max(most, threads()); }
+      await ex.dispose();
+      console.log(JSON.stringify({ cores: require('node:os').availableParallelism(), most }));
+    })();`;
+  const child = spawnSync('taskset', ['-c', '0', process.execPath, '-e', source], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(child.status, 0, child.stderr);
+  assert.deepEqual(JSON.parse(child.stdout.trim().split('\n').at(-1)), { cores: 1, most: 1 });
 });

@@ -7,7 +7,8 @@
 //   - latency: `--trivial` trivial runs one after another (a fresh isolate each): p50 and p99.
 // Arrangements: 'thread' isolation with workers 1, 2, 4, ... up to twice the core count (or
 // `--max`), and 'process' isolation with the same worker counts in one engine, then with as many
-// engines as cores (each of `workers` = cores / engines, at least 1). Rows go to stdout and to
+// engines as cores (each of `workers` = cores / engines, at least 1); each worker count below
+// the core count also without standby threads (`standbyIsolates: 0`). Rows go to stdout and to
 // bench/RESULTS.scaling.md (or `--out`), with the machine it ran on, so a bigger machine gives
 // its own curve with the one command:
 //
@@ -53,8 +54,16 @@ function powersUpTo(max) {
 
 function arrangements() {
   const list = [];
-  for (const workers of powersUpTo(MAX)) list.push({ isolation: 'thread', workers });
-  for (const workers of powersUpTo(MAX)) list.push({ isolation: 'process', processes: 1, workers });
+  for (const workers of powersUpTo(MAX)) {
+    list.push({ isolation: 'thread', workers });
+    // Below the core count standby threads may start (a core is free while a worker rebuilds
+    // its isolate): the same arrangement without them shows what they change.
+    if (workers < CORES) list.push({ isolation: 'thread', workers, standbyIsolates: 0 });
+  }
+  for (const workers of powersUpTo(MAX)) {
+    list.push({ isolation: 'process', processes: 1, workers });
+    if (workers < CORES) list.push({ isolation: 'process', processes: 1, workers, standbyIsolates: 0 });
+  }
   for (let processes = 2; processes <= CORES; processes *= 2) {
     list.push({ isolation: 'process', processes, workers: Math.max(1, Math.floor(CORES / processes)) });
   }
@@ -62,9 +71,10 @@ function arrangements() {
 }
 
 function label(a) {
-  return a.isolation === 'thread'
+  const base = a.isolation === 'thread'
     ? `thread, workers ${a.workers}`
     : `process, ${a.processes} engine${a.processes > 1 ? 's' : ''} × workers ${a.workers}`;
+  return a.standbyIsolates === 0 ? `${base}, standbyIsolates 0` : base;
 }
 
 function quantile(sorted, q) {

@@ -16,7 +16,7 @@
 //! others still waiting, and on the watchdog's timer while the busy runs are still young.
 
 use super::watchdog::LongRun;
-use super::{lock, spawn_worker, Shared};
+use super::{lock, standby, start_worker, Shared};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
@@ -97,9 +97,11 @@ pub(super) fn long_run(shared: &Arc<Shared>, id: usize, run_id: u64) -> Option<L
     Some(LongRun::after_cpu(LONG_RUN_CPU, action))
 }
 
-/// A run was queued: check admission unless a worker is idle and will take it.
+/// A run was queued: unless a worker is idle and will take it, start a standby thread if the
+/// run waits for an isolate (`standby.rs`), or check admission if it waits for a place.
 pub(super) fn queued(shared: &Arc<Shared>) {
     if shared.idle.load(Ordering::Acquire) == 0 {
+        standby::queued(shared);
         check(shared);
     }
 }
@@ -115,8 +117,8 @@ fn check(shared: &Arc<Shared>) {
     {
         return;
     }
-    let live = shared.live.load(Ordering::Acquire);
-    if live >= limits.base_threads() + limits.overflow_workers {
+    let most_places = limits.workers + limits.overflow_workers;
+    if shared.slots.limit() >= most_places {
         return;
     }
     let now = Instant::now();
@@ -153,25 +155,16 @@ fn check(shared: &Arc<Shared>) {
     drop(busy);
     // One extra worker per waiting run at once: runs queued behind the long ones are all
     // admitted now, not one per `overflow_after`.
-    let room = limits.base_threads() + limits.overflow_workers - live;
-    for _ in 0..shared.jobs.len().min(room) {
-        spawn_worker(shared);
-        shared.slots.grow();
+    for _ in 0..shared.jobs.len() {
+        if !shared.slots.add_extra_worker(most_places) {
+            break;
+        }
+        start_worker(shared);
     }
 }
 
-/// Whether a worker may leave because the pool has extra workers (it then counts itself out,
-/// with one extra worker's place).
+/// Whether a worker may leave because the pool can spare it (it then counts itself out, with
+/// an extra worker's place if there is one, or else in a standby thread's stead).
 pub(super) fn leave_if_extra(shared: &Shared) -> bool {
-    let base = shared.limits.base_threads();
-    let left = shared
-        .live
-        .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-            (n > base).then(|| n - 1)
-        })
-        .is_ok();
-    if left {
-        shared.slots.shrink();
-    }
-    left
+    shared.slots.leave_if_extra(shared.limits.workers)
 }

@@ -5,7 +5,9 @@
 //! - `worker.rs`: a worker's life (`worker_main`, `run_job`, `supervised_run`);
 //! - `admission.rs`: extra workers for waiting runs while every worker is held by a long run;
 //! - `retained.rs`: a thread that holds a retained isolate;
-//! - `slots.rs`: the places (`workers` of them, plus extras) the pool's threads take runs in;
+//! - `slots.rs`: the places (`workers` of them, plus extras) the pool's threads take runs in,
+//!   and the count of those threads;
+//! - `standby.rs`: threads started on demand to hold a warm isolate (`standbyIsolates`);
 //! - `local.rs`: [`LocalRunner`], the pool plus its reply routing, as a `Runner`;
 //! - `watchdog.rs`: the one thread that stops runs from outside.
 
@@ -13,6 +15,7 @@ mod admission;
 mod local;
 mod retained;
 mod slots;
+mod standby;
 mod supervise;
 mod watchdog;
 mod worker;
@@ -60,8 +63,6 @@ struct Shared {
     /// Every thread of the pool: workers and the threads that hold retained isolates.
     workers: Mutex<HashMap<usize, JoinHandle<()>>>,
     next_worker: AtomicUsize,
-    /// Worker threads serving the queue (extra ones included; not the retained isolates').
-    live: AtomicUsize,
     /// Workers waiting for a run.
     idle: AtomicUsize,
     /// Workers running a run, for admission (`admission.rs`).
@@ -81,9 +82,11 @@ struct Shared {
     cancelled: Mutex<HashMap<u64, String>>,
     /// Compiled programs, shared by the workers (`codeCacheMb`).
     code_cache: CodeCache,
-    /// The places runs are taken in: `workers` plus the extra workers running, fewer than the
-    /// threads (`standbyIsolates` wait with a warm isolate).
+    /// The places runs are taken in (`workers` plus the extra workers running) and the threads
+    /// serving the queue, more than the places while standby threads wait with a warm isolate.
     slots: slots::Slots,
+    /// The cores this process may use: standby threads are started only while one is free.
+    cores: usize,
 }
 
 impl Shared {
@@ -109,7 +112,7 @@ pub struct Pool {
 impl Pool {
     pub fn new(limits: Limits) -> Pool {
         let (sender, jobs) = crossbeam_channel::bounded(limits.max_queue);
-        let threads = limits.base_threads();
+        let threads = limits.workers;
         let shared = Arc::new(Shared {
             code_cache: CodeCache::new(limits.code_cache_bytes),
             slots: slots::Slots::new(limits.workers),
@@ -119,7 +122,6 @@ impl Pool {
             watchdog: Watchdog::start(),
             workers: Mutex::new(HashMap::new()),
             next_worker: AtomicUsize::new(0),
-            live: AtomicUsize::new(0),
             idle: AtomicUsize::new(0),
             busy: Mutex::new(admission::BusyWorkers::default()),
             pending_starts: AtomicUsize::new(0),
@@ -129,6 +131,7 @@ impl Pool {
             input_pump: OnceLock::new(),
             running: Mutex::new(HashMap::new()),
             cancelled: Mutex::new(HashMap::new()),
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
         });
         for _ in 0..threads {
             spawn_worker(&shared);
@@ -230,7 +233,7 @@ impl Pool {
         let c = &self.shared.counters;
         let retained = self.shared.retained().len();
         // The standby threads wait with a warm isolate and add no concurrency: not workers.
-        let standby = self.shared.limits.standby_isolates;
+        let standby = self.shared.slots.standby();
         let threads = self.shared.workers().len();
         Stats {
             workers: (threads.saturating_sub(retained + standby)
@@ -290,18 +293,18 @@ impl Drop for Pool {
 /// Stack of each worker thread. V8 keeps its own limit below this.
 const WORKER_STACK_BYTES: usize = 4 * 1024 * 1024;
 
-/// Starts a worker thread and records it. Called at start-up and by admission.
+/// Starts a worker thread and records it. Called at start-up.
 fn spawn_worker(shared: &Arc<Shared>) {
-    shared.live.fetch_add(1, Ordering::AcqRel);
+    shared.slots.add_thread();
     start_worker(shared);
 }
 
-/// Starts the thread of a worker already counted in `live`, or uncounts it when the pool is
+/// Starts the thread of a worker already counted in `slots`, or uncounts it when the pool is
 /// disposed or the thread cannot start.
 fn start_worker(shared: &Arc<Shared>) {
     let mut workers = shared.workers();
     if shared.disposed.load(Ordering::Acquire) {
-        shared.live.fetch_sub(1, Ordering::AcqRel);
+        shared.slots.remove_thread();
         return;
     }
     let id = shared.next_worker.fetch_add(1, Ordering::Relaxed);
@@ -315,7 +318,7 @@ fn start_worker(shared: &Arc<Shared>) {
             workers.insert(id, handle);
         }
         Err(_) => {
-            shared.live.fetch_sub(1, Ordering::AcqRel);
+            shared.slots.remove_thread();
         }
     }
 }

@@ -1,11 +1,13 @@
 //! A worker's life: build an isolate, take a place (`slots.rs`), take a job, run it in the warm
 //! isolate under the watchdog, answer it and give the place back at once: a thread waiting with
-//! a warm isolate (`standbyIsolates`) takes it while this one builds its next isolate. A panic
-//! is caught and answered `ERR_WORKER_LOST`; the thread then exits and `replace` starts another.
+//! a warm isolate (a standby thread, `standby.rs`) takes it while this one builds its next
+//! isolate. A panic is caught and answered `ERR_WORKER_LOST`; the thread then exits and
+//! `replace` starts another.
 
 use super::admission::{self, EXTRA_IDLE};
 use super::retained::{hold_retained, HandleCommand};
 use super::slots::HeldSlot;
+use super::standby::STANDBY_IDLE;
 use super::supervise::{keepable, run_ended, supervised_run};
 use super::{answer_unstarted, panic_text, start_worker, Job, Shared};
 use crate::error::Fault;
@@ -28,16 +30,20 @@ pub(super) fn replace(shared: &Arc<Shared>, id: usize) {
 }
 
 /// Worker no longer serves the queue (it left, or now holds a retained isolate): count it out
-/// (and one extra worker's place with it), unless fewer than `workers` and the standby threads
-/// would remain; then its place in `live` passes to a replacement at once (so admission never
-/// starts an extra worker for a run the replacement will take).
+/// (with one extra worker's place, or in a standby thread's stead), unless fewer than `workers`
+/// would remain; then its count passes to a replacement at once (so admission never starts an
+/// extra worker for a run the replacement will take).
 fn step_down(shared: &Arc<Shared>) {
     if admission::leave_if_extra(shared) {
         return;
     }
-    // A new thread inherits its creator's nice value, and the thread stepping down may have
-    // been lowered (a long run, admission): the watchdog's thread, at the priority the pool
-    // started with, starts the replacement.
+    start_from_watchdog(shared);
+}
+
+/// Starts a thread already counted in `slots` from the watchdog's thread. A new thread inherits
+/// its creator's nice value, and the caller may have been lowered (a long run, admission) or be
+/// the host's own thread: the watchdog's thread has the priority the pool started with.
+pub(super) fn start_from_watchdog(shared: &Arc<Shared>) {
     let pending = PendingStart::new(shared);
     let start = Box::new(move || {
         if let Some(shared) = pending.0.upgrade() {
@@ -72,7 +78,7 @@ impl Drop for PendingStart {
 fn next_job(shared: &Arc<Shared>, id: usize) -> Option<Job> {
     loop {
         shared.idle.fetch_add(1, Ordering::AcqRel);
-        let extra = shared.live.load(Ordering::Acquire) > shared.limits.base_threads();
+        let extra = shared.slots.has_extra_workers(shared.limits.workers);
         let next = if extra {
             shared.jobs.recv_timeout(EXTRA_IDLE)
         } else {
@@ -124,6 +130,21 @@ fn lead_while_no_run(shared: &Shared) -> Option<Job> {
     }
 }
 
+/// Waits for a place with this thread's warm isolate. A thread that waits `STANDBY_IDLE` in vain
+/// while the pool has more threads than places leaves (`None`): the standby stock shrinks once
+/// runs stop coming faster than the workers rebuild their isolates.
+fn take_place(shared: &Shared, id: usize) -> Option<Arc<HeldSlot>> {
+    loop {
+        if let Some(held) = shared.slots.take_within(STANDBY_IDLE) {
+            return Some(Arc::new(held));
+        }
+        if shared.slots.leave_as_standby() {
+            shared.workers().remove(&id);
+            return None;
+        }
+    }
+}
+
 pub(super) fn worker_main(shared: Arc<Shared>, id: usize) {
     crate::os::lower_thread_priority(shared.limits.worker_nice);
     let mut warm: Option<Sandbox> = None;
@@ -138,7 +159,9 @@ pub(super) fn worker_main(shared: Arc<Shared>, id: usize) {
                 warm = Some(sandbox);
             }
         }
-        let held = Arc::new(shared.slots.take());
+        let Some(held) = take_place(&shared, id) else {
+            return;
+        };
         let Some(job) = next_job(&shared, id) else {
             held.give_back(&shared.slots);
             return;
