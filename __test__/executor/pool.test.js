@@ -334,3 +334,40 @@ test('no standby thread starts while no core is free: one worker, back-to-back r
   assert.equal(child.status, 0, child.stderr);
   assert.deepEqual(JSON.parse(child.stdout.trim().split('\n').at(-1)), { cores: 1, most: 1 });
 });
+
+test('threads come and go under churn (standby threads, a panicking worker, runaways that start extra workers and leave) and the pool settles back to its workers', async () => {
+  const child = await runChild(`
+    const fs = require('node:fs');
+    const threads = () => fs.readdirSync('/proc/self/task').filter((t) => {
+      try { return fs.readFileSync('/proc/self/task/' + t + '/comm', 'utf8').startsWith('codemode-worker'); } catch { return false; }
+    }).length;
+    const ex = new lib.IsolateExecutor({ isolation: 'thread', workers: 1, standbyIsolates: 4, overflowWorkers: 2 });
+    const trivial = (n) => ex.execute({ code: 'async () => ' + n }).then((o) => o.result);
+    let most = 0;
+    let lost = 0;
+    const results = [];
+    for (let round = 0; round < 5; round++) {
+      for (let i = 0; i < 40; i++) { results.push(await trivial(i)); most = Math.max(most, threads()); }
+      try { await ex.execute({ code: 'async () => 0', __faultInjection: 'panic' }); } catch (e) { if (e.code === 'ERR_WORKER_LOST') lost++; }
+      // A runaway holds the one place for its 300 ms: the queued runs get extra workers, and the
+      // runaway's thread, lowered, leaves after it.
+      const runaway = ex.execute({ code: 'async () => { for (;;) {} }', timeout: 300 }).then((o) => o.error?.name, (e) => e.code);
+      const queued = Array.from({ length: 4 }, (_, i) => trivial(100 + i));
+      for (let i = 0; i < 30; i++) { await new Promise((r) => setTimeout(r, 10)); most = Math.max(most, threads()); }
+      await runaway;
+      results.push(...(await Promise.all(queued)));
+    }
+    // Extra workers and standby threads leave after 1 s without a run.
+    let settled = threads();
+    for (let i = 0; i < 60 && settled > 1; i++) { await new Promise((r) => setTimeout(r, 100)); settled = threads(); }
+    const final = await trivial(7);
+    report({ results: results.length, lost, most, settled, workers: ex.stats().workers, final });
+    await ex.dispose();
+  `, { env: { CODEMODE_EXECUTOR_FAULT_INJECTION: '1' }, timeoutMs: 120_000 });
+  assert.equal(child.code, 0, child.stderr);
+  const r = child.report;
+  assert.equal(r.results, 5 * 44);
+  assert.equal(r.lost, 5);
+  assert.ok(r.most <= 1 + 4 + 2 + 1, `${r.most} threads at once for 1 worker, 4 standby, 2 extra (and a replacement on its way)`);
+  assert.deepEqual([r.settled, r.workers, r.final], [1, 1, 7]);
+});
