@@ -384,6 +384,37 @@ test('URLSearchParams reads a record\'s keys as well-formed strings (the last of
   assert.deepEqual(sandbox, node);
 });
 
+// URL and the network globals are loaded on a run's first read of one of them; what they use
+// was captured in the snapshot, so a program that replaced a builtin first (a shim, say) does
+// not change them. Before, String.prototype.toWellFormed was read at load time.
+test('URLSearchParams, FormData and Headers keep well-formed strings after a program replaced String.prototype.toWellFormed first', async () => {
+  const result = await inSandbox(`async () => {
+    String.prototype.toWellFormed = () => 'replaced';
+    const form = new FormData();
+    form.append('n\\uD800', 'v');
+    return [new URLSearchParams([['a\\uD800', 'b']]).toString(), [...form.keys()][0], new URL('https://h/?q').searchParams.get('q')];
+  }`);
+  assert.deepEqual(result, ['a%EF%BF%BD=b', 'n\uFFFD', '']);
+});
+
+// URL and URLSearchParams load apart from the other network globals, which load them when they
+// need one: every order of first use gives the same objects.
+test('URLSearchParams bodies, urlencoded formData() and Response.redirect work whichever of URL and the network globals a run reads first', async () => {
+  const result = await inSandbox(`async () => {
+    const response = new Response('x');
+    const body = new Response(new URLSearchParams('a=1'));
+    const form = await new Response('a=1&b=%20', { headers: { 'content-type': 'application/x-www-form-urlencoded' } }).formData();
+    return [await response.text(), await body.text(), body.headers.get('content-type'), [...form], Response.redirect('https://e.x/y', 302).headers.get('location')];
+  }`);
+  assert.deepEqual(result, ['x', 'a=1', 'application/x-www-form-urlencoded;charset=UTF-8', [['a', '1'], ['b', ' ']], 'https://e.x/y']);
+  const urlFirst = await inSandbox(`async () => {
+    const params = new URLSearchParams('q=1');
+    globalThis.URL = null;
+    return [await new Response(params).text(), new Request('https://a.b/?x').url];
+  }`);
+  assert.deepEqual(urlFirst, ['q=1', 'https://a.b/?x']);
+});
+
 // HTML's structured serialization refuses platform objects that are not serializable (Response,
 // URL, Headers, an EventTarget, ...) and views past the end of a shrunk resizable buffer, with a
 // DataCloneError; before, the first came back as {} and the view as an empty one (or a TypeError).

@@ -2,8 +2,8 @@
 // Event/EventTarget, AbortController/AbortSignal, Headers, Request, Response, fetch, Blob, File,
 // FormData, MessageChannel) and of the streams: an accessor per name, and the intrinsics those
 // globals use, captured here before any program can replace them. The globals themselves are in
-// web_net_globals.js and web_streams.js, which natives.loadScript compiles when a run first reads
-// one of the names. `fetch` rejects with workerd's not-permitted message unless the run has an
+// web_url_globals.js, web_net_globals.js and web_streams.js, which natives.loadScript compiles
+// when a run first reads one of their names. `fetch` rejects with workerd's not-permitted message unless the run has an
 // outbound handler, in which case each request travels to the host as a tool call of the
 // internal "#outbound" namespace.
 (function prepareNet(natives) {
@@ -36,6 +36,27 @@
   const { getOwnPropertyNames, getOwnPropertyDescriptor } = Object;
   const IteratorPrototype = Object.getPrototypeOf(Object.getPrototypeOf([][SymbolIterator]()));
   const setPrototypeOf = Object.setPrototypeOf;
+  const stringToWellFormed = String.prototype.toWellFormed;
+  // Web IDL's USVString: a string with lone surrogates replaced by U+FFFD.
+  function usv(value) {
+    const text = StringCtor(value);
+    return typeof stringToWellFormed === 'function' ? ReflectApply(stringToWellFormed, text, []) : text;
+  }
+
+  function install(name, value) {
+    defineProperty(global, name, { value, writable: true, enumerable: false, configurable: true });
+  }
+
+  // [interface name, brand check] of the platform objects structuredClone refuses (HTML: they
+  // are not serializable), filled by the scripts below as they load; Blob and File, which are
+  // serializable, clone through natives.cloneBlob. A subclass (CustomEvent, AbortSignal,
+  // MessagePort, ...) answers to its base class's check.
+  const platformBrands = [];
+  natives.platformObjectName = (value) => {
+    if (value === null || typeof value !== 'object') return undefined;
+    for (let i = 0; i < platformBrands.length; i++) if (platformBrands[i][1](value)) return platformBrands[i][0];
+    return undefined;
+  };
 
   // Web IDL's pair iterators (Headers, URLSearchParams, FormData): objects of a "<name>
   // Iterator" prototype that inherits %IteratorPrototype%, reading the object's pairs as they
@@ -74,8 +95,11 @@
   // program assigned or deleted before that keeps what the program did. The streams are a group
   // of their own, whose script is not even in the snapshot (natives.loadScript compiles
   // web_streams.js when first needed): it would cost every fresh isolate about 0.15 ms to
-  // deserialize (measured), and URL or Headers do not need it.
-  const NAMES = ['URLSearchParams', 'URL', 'Event', 'EventTarget', 'AbortSignal', 'AbortController',
+  // deserialize (measured), and URL or Headers do not need it. URL and URLSearchParams are a
+  // group of their own too (web_url_globals.js), which the others load when they need it: a run's
+  // first URL then loads a tenth of the code, and reading a Response body does not load URL.
+  const URL_NAMES = ['URLSearchParams', 'URL'];
+  const NAMES = ['Event', 'EventTarget', 'AbortSignal', 'AbortController',
     'Headers', 'Request', 'Response', 'fetch', 'Blob', 'File', 'FormData', 'CustomEvent', 'MessageChannel',
     'MessagePort', 'MessageEvent'];
   const STREAM_NAMES = ['ReadableStream', 'ReadableStreamDefaultReader', 'ReadableStreamBYOBReader', 'ReadableStreamBYOBRequest',
@@ -114,13 +138,26 @@
       defineProperty(global, name, {
         get: getters[i],
         set(value) {
-          defineProperty(global, name, { value, writable: true, enumerable: false, configurable: true });
+          install(name, value);
         },
         enumerable: false,
         configurable: true,
       });
     }
     return materialize;
+  }
+  // The URL classes (web_url_globals.js returns them), once loaded.
+  let urlClassesLoaded = null;
+  const materializeUrl = lazyGroup(URL_NAMES, () => {
+    urlClassesLoaded = natives.loadScript('url', {
+      natives, ReflectApply, StringCtor, TypeErrorCtor, SymbolIterator, SymbolToStringTag,
+      pairIterators, install, platformBrands, usv,
+    });
+  });
+  // The URL classes, loading them if needed.
+  function urlClasses() {
+    if (urlClassesLoaded === null) materializeUrl();
+    return urlClassesLoaded;
   }
   const materialize = lazyGroup(NAMES, installNet);
   // Set by installNet: what the streams need from it.
@@ -169,9 +206,7 @@
   const materializeStreams = lazyGroup(STREAM_NAMES, () => {
     materialize();
     streams = natives.loadScript('streams', streamIntrinsics, netParts);
-    for (const [name, value] of streams.globals) {
-      defineProperty(global, name, { value, writable: true, enumerable: false, configurable: true });
-    }
+    for (const [name, value] of streams.globals) install(name, value);
   });
   // The streams' API, loading them if needed.
   function getStreams() {
@@ -188,7 +223,8 @@
       RangeErrorCtor, SymbolIterator, Uint8ArrayCtor, isView, jsonParse, jsonStringify, bufferByteLength,
       codec, encoder, decoder, DOMExceptionCtor, setTimeoutFn, structuredCloneFn, freeze, SymbolCtor,
       SymbolToStringTag, DateNow, getOwnPropertyNames, getOwnPropertyDescriptor, pairIterators,
-      getStreams, loadedStreams: () => streams,
+      getStreams, loadedStreams: () => streams, install, platformBrands, usv, urlClasses,
+      loadedUrlClasses: () => urlClassesLoaded,
     });
   }
 

@@ -1,10 +1,11 @@
-// The sandbox's network-shaped Web globals themselves: URL, URLSearchParams, Event/EventTarget,
-// CustomEvent, AbortController/AbortSignal, Headers, Request, Response, fetch, Blob, File,
-// FormData and MessageChannel. Not in the snapshot: web_net.js (which is) defines accessors for
-// these names, and the first read of one has natives.loadScript compile this file (from a code
-// cache after the process's first time) and call the function it evaluates to, once per isolate,
-// with what web_net.js captured in the snapshot before any program could replace it. It
-// installs the globals and returns the parts the streams need (`netParts`).
+// The sandbox's network-shaped Web globals themselves: Event/EventTarget, CustomEvent,
+// AbortController/AbortSignal, Headers, Request, Response, fetch, Blob, File, FormData and
+// MessageChannel (URL and URLSearchParams are web_url_globals.js's). Not in the snapshot:
+// web_net.js (which is) defines accessors for these names, and the first read of one has
+// natives.loadScript compile this file (from a code cache after the process's first time) and
+// call the function it evaluates to, once per isolate, with what web_net.js captured in the
+// snapshot before any program could replace it. It installs the globals and
+// returns the parts the streams need (`netParts`).
 (function installNet(outer) {
   'use strict';
   const {
@@ -12,12 +13,16 @@
     RangeErrorCtor, SymbolIterator, Uint8ArrayCtor, isView, jsonParse, jsonStringify,
     bufferByteLength, codec, encoder, decoder, DOMExceptionCtor, setTimeoutFn, structuredCloneFn,
     freeze, SymbolCtor, SymbolToStringTag, DateNow, getOwnPropertyNames, getOwnPropertyDescriptor,
-    pairIterators, getStreams, loadedStreams,
+    pairIterators, getStreams, loadedStreams, install, platformBrands, usv, urlClasses, loadedUrlClasses,
   } = outer;
+  // URL and URLSearchParams (web_url_globals.js), loaded only when one is needed here: a run that
+  // reads a Response body needs neither, and no URLSearchParams exists before they are loaded.
+  const parseUrl = (text) => new (urlClasses().URL)(text);
+  const isSearchParams = (value) => {
+    const classes = loadedUrlClasses();
+    return classes !== null && value instanceof classes.URLSearchParams;
+  };
 
-  function install(name, value) {
-    defineProperty(global, name, { value, writable: true, enumerable: false, configurable: true });
-  }
   function isArrayBuffer(value) {
     try {
       ReflectApply(bufferByteLength, value, []);
@@ -26,186 +31,6 @@
       return false;
     }
   }
-
-  // [interface name, brand check] of the platform objects structuredClone refuses (HTML: they
-  // are not serializable); Blob and File, which are, clone through natives.cloneBlob. A subclass
-  // (CustomEvent, AbortSignal, MessagePort, ...) answers to its base class's check.
-  const platformBrands = [];
-  natives.platformObjectName = (value) => {
-    if (value === null || typeof value !== 'object') return undefined;
-    for (let i = 0; i < platformBrands.length; i++) if (platformBrands[i][1](value)) return platformBrands[i][0];
-    return undefined;
-  };
-  // ---- URLSearchParams ---------------------------------------------------------------------
-  const paramsIterator = pairIterators('URLSearchParams');
-  class URLSearchParams {
-    static { platformBrands[platformBrands.length] = ['URLSearchParams', (value) => #list in value]; }
-    #list = [];
-    #onChange = null;
-    constructor(init = '') {
-      // Web IDL's (sequence<sequence<USVString>> or record<USVString, USVString> or USVString):
-      // an object (a function too) with an iterator is a sequence (a URLSearchParams is read
-      // through its iterator, a replaced one included), another object a record; names and
-      // values become well-formed strings.
-      if (init !== null && (typeof init === 'object' || typeof init === 'function')) {
-        if (typeof init[SymbolIterator] === 'function') {
-          for (const pair of init) {
-            const entry = [...pair];
-            if (entry.length !== 2) throw new TypeErrorCtor('Each query pair must be an iterable [name, value] tuple');
-            this.#list.push([usv(entry[0]), usv(entry[1])]);
-          }
-        } else {
-          // A record: two keys that become the same string keep the first's place, the last value.
-          const record = new Map();
-          for (const key of Object.keys(init)) record.set(usv(key), usv(init[key]));
-          for (const [key, value] of record) this.#list.push([key, value]);
-        }
-      } else {
-        let text = StringCtor(init);
-        if (text.startsWith('?')) text = text.slice(1);
-        this.#parse(text);
-      }
-    }
-    #parse(text) {
-      const flat = natives.formParse(text);
-      this.#list = [];
-      for (let i = 0; i + 1 < flat.length; i += 2) this.#list.push([flat[i], flat[i + 1]]);
-    }
-    #update() {
-      if (this.#onChange) this.#onChange(this.toString());
-    }
-    // Links this object to a URL whose search is `search` ("?a=1" or ""): `onChange(serialized)`
-    // runs after each mutation.
-    static link(params, search, onChange) {
-      params.#parse(search.slice(1));
-      params.#onChange = onChange;
-    }
-    static relink(params, search) {
-      params.#parse(search.slice(1));
-    }
-    get size() { return this.#list.length; }
-    append(name, value) { this.#list.push([usv(name), usv(value)]); this.#update(); }
-    delete(name, value) {
-      const n = usv(name);
-      const v = value === undefined ? undefined : usv(value);
-      this.#list = this.#list.filter(([k, val]) => !(k === n && (v === undefined || val === v)));
-      this.#update();
-    }
-    get(name) {
-      const n = usv(name);
-      const found = this.#list.find(([k]) => k === n);
-      return found ? found[1] : null;
-    }
-    getAll(name) {
-      const n = usv(name);
-      return this.#list.filter(([k]) => k === n).map(([, v]) => v);
-    }
-    has(name, value) {
-      const n = usv(name);
-      const v = value === undefined ? undefined : usv(value);
-      return this.#list.some(([k, val]) => k === n && (v === undefined || val === v));
-    }
-    set(name, value) {
-      const n = usv(name);
-      const v = usv(value);
-      const index = this.#list.findIndex(([k]) => k === n);
-      if (index === -1) {
-        this.#list.push([n, v]);
-      } else {
-        this.#list[index][1] = v;
-        this.#list = this.#list.filter(([k], i) => k !== n || i === index);
-      }
-      this.#update();
-    }
-    sort() {
-      // Stable sort by UTF-16 code units of the name, as the standard says.
-      this.#list = this.#list.map((e, i) => [e, i]).sort((a, b) => (a[0][0] < b[0][0] ? -1 : a[0][0] > b[0][0] ? 1 : a[1] - b[1])).map(([e]) => e);
-      this.#update();
-    }
-    forEach(callback, thisArg) {
-      for (const [k, v] of this.#list) ReflectApply(callback, thisArg, [v, k, this]);
-    }
-    entries() { return paramsIterator('key+value', () => this.#list); }
-    keys() { return paramsIterator('key', () => this.#list); }
-    values() { return paramsIterator('value', () => this.#list); }
-    [SymbolIterator]() { return this.entries(); }
-    toString() {
-      const flat = [];
-      for (const [k, v] of this.#list) flat.push(k, v);
-      return natives.formSerialize(flat);
-    }
-    get [SymbolToStringTag]() { return 'URLSearchParams'; }
-  }
-  const linkParams = URLSearchParams.link;
-  const relinkParams = URLSearchParams.relink;
-  delete URLSearchParams.link;
-  delete URLSearchParams.relink;
-  install('URLSearchParams', URLSearchParams);
-
-  // ---- URL ---------------------------------------------------------------------------------
-  // The components array from the natives: href, origin, protocol, username, password, host,
-  // hostname, port, pathname, search, hash.
-  class URL {
-    static { platformBrands[platformBrands.length] = ['URL', (value) => #parts in value]; }
-    #parts;
-    #params = null;
-    constructor(url, base) {
-      if (arguments.length === 0) throw new TypeErrorCtor("Failed to construct 'URL': 1 argument required");
-      const parts = natives.urlParse(StringCtor(url), base === undefined ? undefined : StringCtor(base));
-      if (parts === null) throw new TypeErrorCtor(`Invalid URL: ${StringCtor(url)}`);
-      this.#parts = parts;
-    }
-    static canParse(url, base) {
-      return natives.urlParse(StringCtor(url), base === undefined ? undefined : StringCtor(base)) !== null;
-    }
-    static parse(url, base) {
-      try { return new URL(url, base); } catch { return null; }
-    }
-    #set(part, value) {
-      const parts = natives.urlSet(this.#parts[0], part, StringCtor(value));
-      if (parts === null) {
-        if (part === 'href') throw new TypeErrorCtor(`Invalid URL: ${StringCtor(value)}`);
-        return;
-      }
-      this.#parts = parts;
-      if (this.#params !== null && part !== 'searchParams') relinkParams(this.#params, this.#parts[9]);
-    }
-    get href() { return this.#parts[0]; }
-    set href(v) { this.#set('href', v); }
-    get origin() { return this.#parts[1]; }
-    get protocol() { return this.#parts[2]; }
-    set protocol(v) { this.#set('protocol', v); }
-    get username() { return this.#parts[3]; }
-    set username(v) { this.#set('username', v); }
-    get password() { return this.#parts[4]; }
-    set password(v) { this.#set('password', v); }
-    get host() { return this.#parts[5]; }
-    set host(v) { this.#set('host', v); }
-    get hostname() { return this.#parts[6]; }
-    set hostname(v) { this.#set('hostname', v); }
-    get port() { return this.#parts[7]; }
-    set port(v) { this.#set('port', v); }
-    get pathname() { return this.#parts[8]; }
-    set pathname(v) { this.#set('pathname', v); }
-    get search() { return this.#parts[9]; }
-    set search(v) { this.#set('search', v); }
-    get hash() { return this.#parts[10]; }
-    set hash(v) { this.#set('hash', v); }
-    get searchParams() {
-      if (this.#params === null) {
-        this.#params = new URLSearchParams();
-        linkParams(this.#params, this.#parts[9], (serialized) => {
-          const parts = natives.urlSet(this.#parts[0], 'search', serialized);
-          if (parts !== null) this.#parts = parts;
-        });
-      }
-      return this.#params;
-    }
-    toString() { return this.#parts[0]; }
-    toJSON() { return this.#parts[0]; }
-    get [SymbolToStringTag]() { return 'URL'; }
-  }
-  install('URL', URL);
 
   // ---- Event / EventTarget -----------------------------------------------------------------
   // DOM's event dispatch for a target with no tree: listeners are matched on (type, callback,
@@ -758,11 +583,6 @@
   // ---- Blob / File -------------------------------------------------------------------------
   // A Blob holds its bytes in one Uint8Array: its memory is the run's ArrayBuffer budget, so a
   // Blob built past it ends the run as memory exhausted. Parts are copied in when it is made.
-  const stringToWellFormed = String.prototype.toWellFormed;
-  function usv(value) {
-    const text = StringCtor(value);
-    return typeof stringToWellFormed === 'function' ? ReflectApply(stringToWellFormed, text, []) : text;
-  }
   function bufferSourceBytes(value) {
     if (isArrayBuffer(value)) return new Uint8ArrayCtor(value.slice(0));
     if (isView(value)) return new Uint8ArrayCtor(value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength));
@@ -1175,7 +995,7 @@
     }
     if (mime !== null && mime.essence === 'application/x-www-form-urlencoded') {
       const form = new FormData();
-      for (const [k, v] of new URLSearchParams(decoder.decode(bytes))) form.append(k, v);
+      for (const [k, v] of new (urlClasses().URLSearchParams)(decoder.decode(bytes))) form.append(k, v);
       return form;
     }
     throw new TypeErrorCtor(`Content-Type ${contentType === null ? '(none)' : JSON.stringify(contentType)} is not multipart/form-data or application/x-www-form-urlencoded`);
@@ -1192,7 +1012,7 @@
       return { bytes: null, stream: body, type: null };
     }
     if (typeof body === 'string') return { bytes: encoder.encode(body), type: 'text/plain;charset=UTF-8' };
-    if (body instanceof URLSearchParams) return { bytes: encoder.encode(body.toString()), type: 'application/x-www-form-urlencoded;charset=UTF-8' };
+    if (isSearchParams(body)) return { bytes: encoder.encode(body.toString()), type: 'application/x-www-form-urlencoded;charset=UTF-8' };
     if (body instanceof Blob) return { bytes: blobBytes(body), type: body.type === '' ? null : body.type };
     if (body instanceof FormData) return encodeMultipart(body);
     if (isArrayBuffer(body)) return { bytes: new Uint8ArrayCtor(body.slice(0)), type: null };
@@ -1290,7 +1110,7 @@
         this.#url = source.url;
       } else {
         let parsed;
-        try { parsed = new URL(StringCtor(input)); } catch { throw new TypeErrorCtor(`Failed to parse URL from ${StringCtor(input)}`); }
+        try { parsed = parseUrl(StringCtor(input)); } catch { throw new TypeErrorCtor(`Failed to parse URL from ${StringCtor(input)}`); }
         if (parsed.username !== '' || parsed.password !== '') {
           throw new TypeErrorCtor(`Request cannot be constructed from a URL that includes credentials: ${StringCtor(input)}`);
         }
@@ -1402,7 +1222,7 @@
     }
     static redirect(url, status = 302) {
       const code = NumberCtor(status);
-      const location = new URL(StringCtor(url)).href;
+      const location = parseUrl(StringCtor(url)).href;
       if (![301, 302, 303, 307, 308].includes(code)) throw new RangeErrorCtor(`Invalid status code ${status}`);
       const response = new Response(null, { status: code, headers: { location } });
       freezeHeaders(response.#headers);
