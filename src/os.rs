@@ -295,3 +295,15 @@ pub fn random_bytes(buf: &mut [u8]) -> std::io::Result<()> {
         .unwrap_or_else(|p| p.into_inner())
         .read_exact(buf)
 }
+
+/// Returns the C heap's free memory to the kernel (glibc's `malloc_trim`): memory that freed
+/// isolates left in the allocator's per-thread arenas, which glibc otherwise keeps resident
+/// (measured: about 0.3 MiB per worker thread after a burst). Does nothing on other C libraries.
+pub fn release_free_heap() {
+    #[cfg(target_env = "gnu")]
+    // SAFETY: malloc_trim takes a byte count, touches only the allocator's own state under its
+    // locks, and is safe to call from any thread at any time.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}

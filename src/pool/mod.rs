@@ -8,6 +8,7 @@
 //! - `slots.rs`: the places (`workers` of them, plus extras) the pool's threads take runs in,
 //!   and the count of those threads;
 //! - `standby.rs`: threads started on demand to hold a warm isolate (`standbyIsolates`);
+//! - `trim.rs`: returning freed memory to the kernel once the pool is idle;
 //! - `local.rs`: [`LocalRunner`], the pool plus its reply routing, as a `Runner`;
 //! - `watchdog.rs`: the one thread that stops runs from outside.
 
@@ -17,6 +18,7 @@ mod retained;
 mod slots;
 mod standby;
 mod supervise;
+mod trim;
 mod watchdog;
 mod worker;
 
@@ -87,6 +89,8 @@ struct Shared {
     slots: slots::Slots,
     /// The cores this process may use: standby threads are started only while one is free.
     cores: usize,
+    /// When the last run ended, for returning freed memory once idle (`trim.rs`).
+    idle_trim: trim::IdleTrim,
 }
 
 impl Shared {
@@ -132,6 +136,7 @@ impl Pool {
             running: Mutex::new(HashMap::new()),
             cancelled: Mutex::new(HashMap::new()),
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            idle_trim: trim::IdleTrim::new(),
         });
         for _ in 0..threads {
             spawn_worker(&shared);

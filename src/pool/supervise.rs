@@ -38,12 +38,13 @@ impl InputPump for RunPump<'_> {
     }
 }
 
-/// Tells the engine's input that a run ended (after its answer, off its latency path): a reader
-/// that stood aside while it was the only run reads again.
-pub(super) fn run_ended(shared: &Shared) {
+/// After a run's answer, off its latency path: tells the engine's input (a reader that stood
+/// aside while it was the only run reads again) and arms the idle trim (`trim.rs`).
+pub(super) fn run_ended(shared: &Arc<Shared>) {
     if let Some(pump) = shared.input_pump.get() {
         pump.run_ended();
     }
+    super::trim::run_ended(shared);
 }
 
 /// Whether the isolate that produced `report` may serve another run (`retainHandles`): not if a
