@@ -37,13 +37,31 @@ function workerThreads() {
   return count;
 }
 
+// The count once the pool is at rest: standby threads (started while a run waits for a thread)
+// and extra workers leave about a second after going idle, and a demoted worker's replacement is
+// started as it leaves, so the count can be above or dip below its resting value for a moment.
+async function threadsAtRest(want) {
+  let now = workerThreads();
+  for (let i = 0; i < 60 && now !== want; i++) {
+    await sleep(100);
+    now = workerThreads();
+  }
+  return now;
+}
+
+// The engine processes are started from whichever of this process's threads spawned them, so
+// every thread's children count, not only the main thread's.
 function childPids(pid) {
   const fs = require('node:fs');
-  try {
-    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    return [];
+  const pids = [];
+  let tasks = [];
+  try { tasks = fs.readdirSync(`/proc/${pid}/task`); } catch { return pids; }
+  for (const tid of tasks) {
+    try {
+      pids.push(...fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
+    } catch { /* the thread ended meanwhile */ }
   }
+  return pids;
 }
 
 const RUNAWAY = 'async () => { for (;;) {} }';
@@ -56,7 +74,8 @@ test('admission: a healthy run is served while runaways hold every worker, and t
   const ex = new IsolateExecutor({ workers: 1, overflowWorkers: 4, timeout: 60_000, cpuTimeMs: 3000 });
   try {
     await ex.execute({ code: 'async () => 0' });
-    const base = workerThreads();
+    // At rest, one worker (workers: 1) and no other thread.
+    assert.equal(await threadsAtRest(1), 1, 'worker threads at rest before the runaways');
     const runaways = Array.from({ length: 3 }, () => ex.execute({ code: RUNAWAY }));
     await sleep(100);
     const started = Date.now();
@@ -65,15 +84,9 @@ test('admission: a healthy run is served while runaways hold every worker, and t
     assert.equal(healthy.result, 'served');
     assert.ok(waited < 2500, `the healthy run waited ${waited} ms behind 3 runaways on 1 worker`);
     for (const r of await Promise.all(runaways)) assert.match(r.error, /^CPU time exceeded/);
-    // The extra workers (and the demoted ones) leave within about a second of going idle; a
-    // demoted one's replacement is started by the watchdog's thread as it leaves, so the count
-    // can dip below `base` for a moment.
-    let now = workerThreads();
-    for (let i = 0; i < 40 && now !== base; i++) {
-      await sleep(100);
-      now = workerThreads();
-    }
-    assert.equal(now, base, `worker threads: ${base} before, ${now} after`);
+    // The extra workers (and the demoted ones) leave within about a second of going idle.
+    const now = await threadsAtRest(1);
+    assert.equal(now, 1, `worker threads: 1 before, ${now} after`);
     assert.equal((await ex.execute({ code: 'async () => 2' })).result, 2);
   } finally {
     await ex.dispose();
@@ -84,7 +97,8 @@ test('admission: overflowWorkers bounds the extra workers: runaways beyond it st
   const ex = new IsolateExecutor({ workers: 1, overflowWorkers: 1, timeout: 20_000, cpuTimeMs: 1500 });
   try {
     await ex.execute({ code: 'async () => 0' });
-    const base = workerThreads();
+    const base = await threadsAtRest(1);
+    assert.equal(base, 1, 'worker threads at rest before the runaways');
     const runaways = Array.from({ length: 4 }, () => ex.execute({ code: RUNAWAY }));
     await sleep(600);
     const peak = workerThreads();
