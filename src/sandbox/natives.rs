@@ -106,6 +106,14 @@ fn run_state(scope: &mut v8::PinScope) -> Option<SharedRunState> {
     scope.get_slot::<SharedRunState>().cloned()
 }
 
+/// Whether the run in progress may go on (nothing has told it to stop: timeout, CPU budget,
+/// cancel, a breached bound), for native work that runs long and can give up part way; V8's
+/// termination only takes effect once the native call returns.
+pub(crate) fn run_may_go_on(scope: &mut v8::PinScope) -> impl Fn() -> bool + use<> {
+    let termination = run_state(scope).map(|state| state.borrow().termination.clone());
+    move || termination.as_ref().is_none_or(|t| t.reason().is_none())
+}
+
 fn throw_error(scope: &mut v8::PinScope, message: &str) {
     if let Some(text) = v8::String::new(scope, message) {
         let error = v8::Exception::error(scope, text);

@@ -829,7 +829,8 @@ pub(crate) fn crypto_agree(
 }
 
 /// `cryptoRsa('generate', bits, exponent)` → a new RSAPrivateKey, or null (see
-/// [`web_rsa::rsa_generate_pkcs1`]); `cryptoRsa('public', rsaPrivateKey)` → its RSAPublicKey, or
+/// [`web_rsa::rsa_generate_pkcs1`]; it gives up when the run is told to stop);
+/// `cryptoRsa('public', rsaPrivateKey)` → its RSAPublicKey, or
 /// null when the key is malformed, inconsistent or of a size refused (see [`web_rsa::RSA_BITS`]);
 /// `cryptoRsa('encrypt' | 'decrypt', hash, key, data, label)` → RSA-OAEP's output, or null (see
 /// [`web_rsa::rsa_oaep`]). Inputs are bounded by the ArrayBuffer budget; the work is this thread's CPU
@@ -844,7 +845,8 @@ pub(crate) fn crypto_rsa(
         "generate" => {
             let bits = args.get(1).uint32_value(scope).unwrap_or(0);
             let exponent = args.get(2).uint32_value(scope).unwrap_or(0);
-            web_rsa::rsa_generate_pkcs1(bits, exponent)
+            let go_on = super::natives::run_may_go_on(scope);
+            web_rsa::rsa_generate_pkcs1(bits, exponent, &go_on)
         }
         "public" => {
             let Some(key) = view_bytes(args.get(1)) else {

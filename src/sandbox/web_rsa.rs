@@ -134,23 +134,49 @@ pub(crate) fn rsa_public_of(private_pkcs1: &[u8]) -> Option<Vec<u8>> {
 
 /// A new RSAPrivateKey of `bits` (see [`RSA_GENERATED_BITS`]) with the public exponent
 /// `exponent`, which must be odd and at least 3 (with an even one no prime p has p − 1 prime to
-/// it, and AWS-LC's search would never end); None for those, or when AWS-LC refuses the size.
-pub(crate) fn rsa_generate_pkcs1(bits: u32, exponent: u32) -> Option<Vec<u8>> {
+/// it, and AWS-LC's search would never end); None for those, when AWS-LC refuses the size, or
+/// when `go_on` says stop. The search for primes can take seconds of CPU (a 4096-bit key on a busy
+/// core), far past a run's deadline, so AWS-LC asks `go_on` before each candidate and during each
+/// primality test, and gives up at once when it answers false.
+pub(crate) fn rsa_generate_pkcs1(
+    bits: u32,
+    exponent: u32,
+    go_on: &dyn Fn() -> bool,
+) -> Option<Vec<u8>> {
     if !RSA_GENERATED_BITS.contains(&bits) || exponent < 3 || exponent.is_multiple_of(2) {
         return None;
     }
     let _errors = ClearErrors;
-    // SAFETY: BN_new and RSA_new return owned objects or null; each is freed once below (the
-    // RSA through RsaKey's drop), and RSA_generate_key_ex only reads `e`.
+    // AWS-LC's progress callback: its argument is `go_on`, which outlives the call below.
+    unsafe extern "C" fn ask(_event: c_int, _n: c_int, callback: *mut lc::BN_GENCB) -> c_int {
+        // SAFETY: the argument was set below to a pointer to `go_on`, a reference that lives
+        // until RSA_generate_key_ex (the only caller of this function) returns.
+        let go_on = unsafe { &*(lc::BN_GENCB_get_arg(callback) as *const &dyn Fn() -> bool) };
+        c_int::from(go_on())
+    }
+    // SAFETY: BN_new, BN_GENCB_new and RSA_new return owned objects or null; each is freed once
+    // below (the RSA through RsaKey's drop). RSA_generate_key_ex only reads `e` and calls `ask`
+    // with the callback's argument, a pointer to `go_on`, which lives past the call.
     unsafe {
         let e = lc::BN_new();
         if e.is_null() {
             return None;
         }
+        let progress = lc::BN_GENCB_new();
+        if progress.is_null() {
+            lc::BN_free(e);
+            return None;
+        }
+        lc::BN_GENCB_set(
+            progress,
+            Some(ask),
+            &go_on as *const &dyn Fn() -> bool as *mut std::ffi::c_void,
+        );
         let raw = lc::RSA_new();
         let generated = !raw.is_null()
             && lc::BN_set_word(e, lc::BN_ULONG::from(exponent)) == 1
-            && lc::RSA_generate_key_ex(raw, bits as c_int, e, std::ptr::null_mut()) == 1;
+            && lc::RSA_generate_key_ex(raw, bits as c_int, e, progress) == 1;
+        lc::BN_GENCB_free(progress);
         lc::BN_free(e);
         let key = RsaKey(NonNull::new(raw)?);
         if !generated {
@@ -371,7 +397,7 @@ mod tests {
     #[test]
     fn rsa_signs_and_verifies_every_padding_hash_and_size_it_accepts() {
         for bits in [1024, 2048] {
-            let private = rsa_generate_pkcs1(bits, 65537).expect("generates");
+            let private = rsa_generate_pkcs1(bits, 65537, &|| true).expect("generates");
             let public = rsa_public_of(&private).expect("a consistent key");
             for hash in ["SHA-1", "SHA-256", "SHA-384", "SHA-512"] {
                 for padding in [
@@ -419,10 +445,10 @@ mod tests {
             );
         }
         // Sizes and exponents the generator refuses; keys that are not keys.
-        assert_eq!(rsa_generate_pkcs1(512, 65537), None);
-        assert_eq!(rsa_generate_pkcs1(8192, 65537), None);
-        assert_eq!(rsa_generate_pkcs1(2048, 1), None);
-        assert_eq!(rsa_generate_pkcs1(2048, 65536), None);
+        assert_eq!(rsa_generate_pkcs1(512, 65537, &|| true), None);
+        assert_eq!(rsa_generate_pkcs1(8192, 65537, &|| true), None);
+        assert_eq!(rsa_generate_pkcs1(2048, 1, &|| true), None);
+        assert_eq!(rsa_generate_pkcs1(2048, 65536, &|| true), None);
         assert_eq!(rsa_public_of(b"not DER"), None);
         assert!(!rsa_verify(
             b"not DER",
@@ -431,7 +457,7 @@ mod tests {
             b"m",
             &[0u8; 256]
         ));
-        let private = rsa_generate_pkcs1(2048, 3).expect("exponent 3");
+        let private = rsa_generate_pkcs1(2048, 3, &|| true).expect("exponent 3");
         let public = rsa_public_of(&private).unwrap();
         assert_eq!(rsa_sign(&public, "SHA-256", RsaPadding::Pkcs1, b"m"), None);
         assert_eq!(rsa_sign(&private, "SHA-224", RsaPadding::Pkcs1, b"m"), None);
@@ -443,8 +469,30 @@ mod tests {
     }
 
     #[test]
+    fn key_generation_asks_whether_to_go_on_and_stops_when_told() {
+        // Told to stop after a few questions: no key, and no more questions after the "no".
+        let asked = std::cell::Cell::new(0u32);
+        let stop_at_third = || {
+            asked.set(asked.get() + 1);
+            asked.get() < 3
+        };
+        assert_eq!(rsa_generate_pkcs1(4096, 65537, &stop_at_third), None);
+        assert_eq!(asked.get(), 3);
+        // Let go on, it asks many times on the way to a key (each candidate prime at least).
+        asked.set(0);
+        let always = || {
+            asked.set(asked.get() + 1);
+            true
+        };
+        assert!(rsa_generate_pkcs1(1024, 65537, &always).is_some());
+        assert!(asked.get() > 2, "asked {} times", asked.get());
+        // A stop leaves nothing behind on this thread: the next key is made as usual.
+        assert!(rsa_generate_pkcs1(1024, 65537, &|| true).is_some());
+    }
+
+    #[test]
     fn rsa_oaep_round_trips_with_every_hash_and_refuses_what_it_should() {
-        let private = rsa_generate_pkcs1(1024, 65537).expect("a 1024-bit key");
+        let private = rsa_generate_pkcs1(1024, 65537, &|| true).expect("a 1024-bit key");
         let public = rsa_public_of(&private).unwrap();
         for hash in ["SHA-1", "SHA-256", "SHA-384"] {
             let sealed = rsa_oaep(true, hash, &public, b"payload", b"label").expect("encrypts");
