@@ -21,20 +21,30 @@ test('admission: { workers: 1, maxQueue: 1 } accepts one running and one queued 
   }
 });
 
+// One file of every thread of process `pid` (/proc/<pid>/task/<tid>/<file>); a thread or a
+// process that ended meanwhile gives nothing.
+function threadFiles(pid, file) {
+  const fs = require('node:fs');
+  let tasks = [];
+  try { tasks = fs.readdirSync(`/proc/${pid}/task`); } catch { return []; }
+  const texts = [];
+  for (const tid of tasks) {
+    try { texts.push(fs.readFileSync(`/proc/${pid}/task/${tid}/${file}`, 'utf8')); } catch { /* ended */ }
+  }
+  return texts;
+}
+
+// The engine processes are started from whichever of this process's threads spawned them, so
+// every thread's children count, not only the main thread's.
+function childPids(pid) {
+  return threadFiles(pid, 'children').flatMap((text) => text.trim().split(/\s+/).filter(Boolean).map(Number));
+}
+
 // Threads named codemode-worker-N in this process ('thread') or in the engine processes.
 function workerThreads() {
-  const fs = require('node:fs');
-  let count = 0;
-  for (const pid of [process.pid, ...childPids(process.pid)]) {
-    let tasks = [];
-    try { tasks = fs.readdirSync(`/proc/${pid}/task`); } catch { continue; }
-    for (const tid of tasks) {
-      try {
-        if (fs.readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').startsWith('codemode-worke')) count++;
-      } catch { /* the thread ended meanwhile */ }
-    }
-  }
-  return count;
+  return [process.pid, ...childPids(process.pid)]
+    .flatMap((pid) => threadFiles(pid, 'comm'))
+    .filter((name) => name.startsWith('codemode-worke')).length;
 }
 
 // The count once the pool is at rest: standby threads (started while a run waits for a thread)
@@ -47,21 +57,6 @@ async function threadsAtRest(want) {
     now = workerThreads();
   }
   return now;
-}
-
-// The engine processes are started from whichever of this process's threads spawned them, so
-// every thread's children count, not only the main thread's.
-function childPids(pid) {
-  const fs = require('node:fs');
-  const pids = [];
-  let tasks = [];
-  try { tasks = fs.readdirSync(`/proc/${pid}/task`); } catch { return pids; }
-  for (const tid of tasks) {
-    try {
-      pids.push(...fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
-    } catch { /* the thread ended meanwhile */ }
-  }
-  return pids;
 }
 
 const RUNAWAY = 'async () => { for (;;) {} }';
