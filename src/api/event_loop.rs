@@ -57,9 +57,9 @@ impl NodeLoop {
     /// The loop of `env`'s environment, or `None` where libuv cannot be reached.
     pub fn new(env: &Env) -> Option<NodeLoop> {
         let raw = env.get_uv_event_loop().ok()?;
-        // Every handle made on the loop is closed before the environment ends: the cleanup hook
-        // below holds that end until the last close callback ran.
-        // SAFETY: Node's loop of this environment, run by this (its JavaScript) thread.
+        // SAFETY: Node's loop of this environment, run by this (its JavaScript) thread. Every
+        // handle made on the loop is closed before the environment ends: the cleanup hook below
+        // holds that end until the last close callback ran.
         let uv = unsafe { Loop::of_this_thread(raw.cast::<c_void>()) }?;
         let shared = Arc::new(Shared {
             uv,
@@ -208,10 +208,10 @@ unsafe extern "C" fn on_environment_end(
     _hook: sys::napi_async_cleanup_hook_handle,
     arg: *mut c_void,
 ) {
-    // Once the last close callback ran, `closed_one` removes the hook: Node then knows the
-    // loop is empty.
     // SAFETY: the hook's argument is the reference `NodeLoop::new` leaked for it, held until
     // the hook is removed (not yet: Node is calling it); ManuallyDrop leaves its count as is.
     let shared = ManuallyDrop::new(unsafe { Arc::from_raw(arg.cast::<Shared>().cast_const()) });
+    // Once the last close callback ran, `closed_one` removes the hook: Node then knows the
+    // loop is empty.
     shared.close();
 }

@@ -144,9 +144,8 @@ unsafe extern "C" fn before_gc(
     data: *mut c_void,
 ) {
     let mut isolate = isolate;
-    // `gc_parts`' contract: V8 calls GC callbacks with the collecting isolate, on its own
-    // thread, and with the `data` this sandbox registered.
-    // SAFETY: V8's call, with this sandbox's `data` (see above).
+    // SAFETY: `gc_parts`' contract holds for V8's call: V8 calls GC callbacks with the collecting
+    // isolate, on its own thread, and with the `data` this sandbox registered.
     let (state, isolate) = unsafe { gc_parts(&mut isolate, data) };
     if young_large_object_bytes(isolate) > state.heap_limit_bytes {
         state.terminate(StopReason::Memory);
